@@ -1,0 +1,96 @@
+# xlat: every entry point. `make` generates and lints every block's Verilog; `make test` runs
+# every check. The first run on a new machine installs what it needs (pinned), later runs reuse it.
+
+SHELL       := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := all
+
+ROOT     := $(CURDIR)
+BUILD    := $(ROOT)/build
+VENV     := $(ROOT)/.venv
+PY       := $(VENV)/bin/python
+STAMP    := $(BUILD)/.stamp
+RTL_OUT  := $(BUILD)/rtl
+PYVER    := $(shell python3 -c 'import sys; print(f"python{sys.version_info[0]}.{sys.version_info[1]}")')
+export VERILATOR_ROOT := $(VENV)/lib/$(PYVER)/site-packages/verilator
+export PATH := $(ROOT)/formal/bin:$(VERILATOR_ROOT)/bin:$(VENV)/bin:$(PATH)
+export PYTHONPATH := $(ROOT)/tb
+# Debian packages the flow needs (z3: second SMT solver for SymbiYosys).
+APT_PKGS := z3
+MVN      := mvn -q -B -f rtl/pom.xml
+SCALA    := $(shell find rtl/src -name '*.scala') rtl/pom.xml
+PYTEST_ARGS ?=
+
+.PHONY: all bootstrap rtl custom lint test wave clean distclean
+
+all: lint
+	@echo "xlat: Verilog of every configuration is in $(RTL_OUT)/<config>/ (lint clean):"
+	@ls -1 $(RTL_OUT) | sed 's/^/  /'
+
+# ---- bootstrap: venv, Debian packages, Maven dependencies ------------------------------------
+bootstrap: $(STAMP)/venv $(STAMP)/apt $(BUILD)/classpath.txt
+
+$(STAMP)/venv: requirements.txt
+	@mkdir -p $(STAMP)
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
+	@touch $@
+
+$(STAMP)/apt:
+	@mkdir -p $(STAMP)
+	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "bootstrap: apt-get install$$missing"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+	@touch $@
+
+# Compiles the generators; Maven fetches Chisel and firtool on the first run.
+$(BUILD)/classpath.txt: $(SCALA)
+	@mkdir -p $(BUILD)
+	$(MVN) compile dependency:build-classpath -Dmdep.outputFile=$@ 2>&1 | { grep -vE '^(warning: |\[0m)' || true; }
+	@test -s $@
+
+# ---- generate ------------------------------------------------------------------------------
+rtl: $(STAMP)/rtl
+$(STAMP)/rtl: $(BUILD)/classpath.txt $(SCALA)
+	@mkdir -p $(STAMP)
+	java -cp $(BUILD)/maven/classes:$$(cat $(BUILD)/classpath.txt) xlat.Generate --out $(RTL_OUT) --all
+	@touch $@
+
+# Custom configuration: make custom BLOCK=babelfish NAME=mytlb ARGS="sets=32 ways=8 sharing=false"
+custom: $(BUILD)/classpath.txt
+	java -cp $(BUILD)/maven/classes:$$(cat $(BUILD)/classpath.txt) xlat.Generate --out $(RTL_OUT) \
+	  --block $(BLOCK) --name $(NAME) $(ARGS)
+
+# ---- lint: verilator -Wall on every configuration, waivers only from rtl/lint/waivers.vlt ------
+lint: $(STAMP)/lint
+$(STAMP)/lint: $(STAMP)/rtl $(STAMP)/venv rtl/lint/waivers.vlt
+	@mkdir -p $(BUILD)/lint
+	@for d in $(RTL_OUT)/*/; do \
+	  c=$$(basename $$d); \
+	  top=$$($(PY) -c "import json,sys; print(json.load(open('$$d/manifest.json'))['module'])"); \
+	  files=$$($(PY) -c "import json,sys; print(' '.join(json.load(open('$$d/manifest.json'))['files']))"); \
+	  if (cd $$d && verilator --lint-only -Wall $(ROOT)/rtl/lint/waivers.vlt $$files --top-module $$top) \
+	       > $(BUILD)/lint/$$c.log 2>&1; then echo "lint: $$c clean"; \
+	  else cat $(BUILD)/lint/$$c.log; echo "lint: $$c FAILED"; exit 1; fi; \
+	done
+	@touch $@
+
+# ---- test: every cocotb testbench and every formal task, one pytest summary -----------------
+test: lint
+	$(PY) -m pytest tb formal $(PYTEST_ARGS)
+
+# ---- waves: make wave T=<test name fragment> opens the newest matching FST -----------------
+wave:
+	@f=$$(ls -t $$(find $(BUILD) -name '*.fst' | grep -- "$${T:-}") 2>/dev/null | head -1); \
+	test -n "$$f" || { echo "no FST waveform under build/ matches T='$${T:-}'"; exit 1; }; \
+	command -v gtkwave >/dev/null || { echo "gtkwave missing: apt-get install gtkwave (waveform: $$f)"; exit 1; }; \
+	echo "gtkwave $$f"; gtkwave $$f
+
+clean:
+	rm -rf $(BUILD)
+
+distclean: clean
+	rm -rf $(VENV)

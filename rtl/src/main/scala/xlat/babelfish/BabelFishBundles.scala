@@ -1,0 +1,111 @@
+package xlat.babelfish
+
+import chisel3._
+import xlat.common.{AccessCmd, PageSize, Perm}
+
+class LookupReq(p: BabelFishParams) extends Bundle {
+  val vpn = UInt(p.vpnBits.W)
+  val pcid = UInt(p.pcidBits.W)
+  val ccid = UInt(p.ccidBits.W)
+  val pcIdx = UInt(p.pcIdxBits.W)
+  val pcIdxValid = Bool()
+  val cmd = UInt(AccessCmd.width.W)
+  val user = Bool()
+}
+
+class LookupResp(p: BabelFishParams) extends Bundle {
+  val hit = Bool()
+  val ppn = UInt(p.ppnBits.W)
+  val pageSize = UInt(PageSize.width.W)
+  val perm = new Perm
+  val dirty = Bool()
+  val shared = Bool()
+  val crossHit = Bool()
+  val permFault = Bool()
+}
+
+class FillReq(p: BabelFishParams) extends Bundle {
+  val vpn = UInt(p.vpnBits.W)
+  val ppn = UInt(p.ppnBits.W)
+  val pageSize = UInt(PageSize.width.W)
+  val perm = new Perm
+  val dirty = Bool()
+  val global = Bool()
+  val pcid = UInt(p.pcidBits.W)
+  val ccid = UInt(p.ccidBits.W)
+  val own = Bool()
+  val pc = UInt(p.pcBits.W)
+}
+
+object InvalKind {
+  val width = 3
+  val All = 0
+  val NonGlobal = 1
+  val Pcid = 2
+  val Ccid = 3
+  val PagePcid = 4
+  val PageCcid = 5
+  def reserved(kind: UInt): Bool = kind > PageCcid.U
+}
+
+class InvalReq(p: BabelFishParams) extends Bundle {
+  val kind = UInt(InvalKind.width.W)
+  val vpn = UInt(p.vpnBits.W)
+  val pcid = UInt(p.pcidBits.W)
+  val ccid = UInt(p.ccidBits.W)
+}
+
+/** One TLB entry. `vpn` holds `vpnBits` in the superpage array and only the tag above the set
+  * index in the 4 KiB array. `orpc` is the OR of `pc`, as in the paper's O-PC field; with sharing
+  * off neither is stored (zero width), since no request can consult them.
+  */
+class BabelFishEntry(p: BabelFishParams, vpnWidth: Int) extends Bundle {
+  val vpn = UInt(vpnWidth.W)
+  val ppn = UInt(p.ppnBits.W)
+  val pageSize = UInt(PageSize.width.W)
+  val perm = new Perm
+  val dirty = Bool()
+  val global = Bool()
+  val pcid = UInt(p.pcidBits.W)
+  val ccid = UInt(p.ccidBits.W)
+  val own = Bool()
+  val pc = UInt(p.storedPcBits.W)
+  val orpc = UInt(p.storedPcBits.min(1).W)
+
+  /** This entry with its `vpn` field replaced by `newVpn` (of another width). */
+  def withVpn(newVpn: UInt): BabelFishEntry = {
+    val e = Wire(new BabelFishEntry(p, newVpn.getWidth))
+    e.vpn := newVpn
+    e.ppn := ppn; e.pageSize := pageSize; e.perm := perm; e.dirty := dirty; e.global := global
+    e.pcid := pcid; e.ccid := ccid; e.own := own; e.pc := pc; e.orpc := orpc
+    e
+  }
+}
+
+class BabelFishPerf extends Bundle {
+  val lookups = UInt(32.W)
+  val hits = UInt(32.W)
+  val sharedHits = UInt(32.W)
+  val crossHits = UInt(32.W)
+  val permFaults = UInt(32.W)
+  val fills = UInt(32.W)
+  val evictions = UInt(32.W)
+  val invals = UInt(32.W)
+  val badFills = UInt(32.W)
+  val badPcIdx = UInt(32.W)
+  val badCmds = UInt(32.W)
+  val badInvals = UInt(32.W)
+}
+
+/** Formal-only view of every entry, packed: entry i occupies bits [i*W +: W] of each field. */
+class BabelFishDbg(p: BabelFishParams) extends Bundle {
+  val valid = UInt(p.entries.W)
+  val vpn = UInt((p.entries * p.vpnBits).W)
+  val ppn = UInt((p.entries * p.ppnBits).W)
+  val pageSize = UInt((p.entries * PageSize.width).W)
+  val global = UInt(p.entries.W)
+  val own = UInt(p.entries.W)
+  val pcid = UInt((p.entries * p.pcidBits).W)
+  val ccid = UInt((p.entries * p.ccidBits).W)
+  val pc = UInt((p.entries * p.pcBits).W)
+}

@@ -1,0 +1,84 @@
+package xlat.babelfish
+
+import chisel3.util.{isPow2, log2Ceil}
+import xlat.common.{ReplacementKind, StorageKind}
+
+/** Parameters of [[BabelFishTlb]]; see docs/babelfish-tlb.md for their meaning.
+  *
+  * Every check names the parameter and its legal range, so that an illegal configuration stops
+  * the generator with one readable line.
+  */
+case class BabelFishParams(
+    sets: Int = 16,
+    ways: Int = 4,
+    superpageEntries: Int = 8,
+    vpnBits: Int = 36,
+    ppnBits: Int = 40,
+    pcidBits: Int = 12,
+    ccidBits: Int = 12,
+    pcBits: Int = 32,
+    sharing: Boolean = true,
+    replacement: String = "plru",
+    storage: String = "flops",
+    formalPorts: Boolean = false
+) {
+  require(sets >= 1 && sets <= 4096 && isPow2(sets), s"sets must be a power of 2 in 1..4096, got $sets")
+  require(ways >= 1 && ways <= 32, s"ways must be in 1..32, got $ways")
+  require(superpageEntries >= 1 && superpageEntries <= 64, s"superpageEntries must be in 1..64, got $superpageEntries")
+  require(ppnBits >= 19 && ppnBits <= 52, s"ppnBits must be in 19..52 (1 GiB pages need 18 offset bits), got $ppnBits")
+  require(pcidBits >= 1 && pcidBits <= 16, s"pcidBits must be in 1..16, got $pcidBits")
+  require(ccidBits >= 1 && ccidBits <= 16, s"ccidBits must be in 1..16, got $ccidBits")
+  require(pcBits >= 1 && pcBits <= 64, s"pcBits must be in 1..64, got $pcBits")
+  require(
+    ReplacementKind.names.contains(replacement),
+    s"replacement must be one of ${ReplacementKind.names.mkString(", ")}, got '$replacement'"
+  )
+  require(StorageKind.names.contains(storage), s"storage must be one of ${StorageKind.names.mkString(", ")}, got '$storage'")
+
+  val setBits: Int = log2Ceil(sets)
+  require(
+    vpnBits >= 19 && vpnBits <= 52 && vpnBits > setBits,
+    s"vpnBits must be in 19..52 and above log2(sets) = $setBits, got $vpnBits"
+  )
+
+  val sram: Boolean = storage == "sram"
+  /** Cycles from an accepted lookup to its response. */
+  val latency: Int = if (sram) 2 else 1
+  val pcIdxBits: Int = log2Ceil(pcBits).max(1)
+  val tagBits: Int = vpnBits - setBits
+  val entries: Int = sets * ways + superpageEntries
+  /** PrivateCopy bits kept per entry: none without sharing. */
+  val storedPcBits: Int = if (sharing) pcBits else 0
+
+  /** Values a user does not set but testbenches and scripts need (written to the manifest). */
+  def derived: Seq[(String, Any)] = Seq(
+    "latency" -> latency,
+    "pcIdxBits" -> pcIdxBits,
+    "setBits" -> setBits,
+    "entries" -> entries
+  )
+}
+
+object BabelFishParams {
+  private val d = BabelFishParams()
+  val names: Seq[String] = d.productElementNames.toSeq
+
+  /** Parameters from text values, defaults for the rest. */
+  def fromMap(values: Map[String, String]): BabelFishParams = {
+    val m = new xlat.common.ParamMap("babelfish", values, names)
+    BabelFishParams(
+      sets = m.int("sets", d.sets),
+      ways = m.int("ways", d.ways),
+      superpageEntries = m.int("superpageEntries", d.superpageEntries),
+      vpnBits = m.int("vpnBits", d.vpnBits),
+      ppnBits = m.int("ppnBits", d.ppnBits),
+      pcidBits = m.int("pcidBits", d.pcidBits),
+      ccidBits = m.int("ccidBits", d.ccidBits),
+      pcBits = m.int("pcBits", d.pcBits),
+      sharing = m.bool("sharing", d.sharing),
+      replacement = m.string("replacement", d.replacement),
+      storage = m.string("storage", d.storage),
+      formalPorts = m.bool("formalPorts", d.formalPorts)
+    )
+  }
+}

@@ -1,0 +1,260 @@
+package xlat.babelfish
+
+import chisel3._
+import chisel3.util._
+import xlat.common._
+
+/** BabelFish TLB: translations shared by the processes of a container group (CCID).
+  *
+  * ==Structure==
+  * A set-associative array of 4 KiB entries (flops, or an SRAM for L2-sized configurations) and
+  * a fully associative flop array of 2 MiB / 1 GiB entries, each with its own replacement
+  * state. Valid and global bits are flops beside the arrays so invalidations can clear them in
+  * one cycle. [[MatchRule]] decides which entries a request may use; among matches a private
+  * entry wins over a global one, which wins over a shared one.
+  *
+  * ==Operation==
+  * One operation a cycle, chosen by priority inval > fill > lookup. An accepted operation reads
+  * its set (`issue`), and `readLatency` cycles later (0 for flops, 1 for SRAM) it is carried
+  * out in the access stage `s`: a lookup is matched and its response registered, a fill picks
+  * its way (same key, else first invalid, else the victim) and writes it, an invalidation clears
+  * the valid bits of what it removes. With SRAM storage the TLB is busy (no operation accepted)
+  * while a fill or invalidation is in the access stage, and while an invalidation by PCID or
+  * CCID sweeps the sets one per cycle. Every operation therefore sees all earlier ones.
+  *
+  * See docs/babelfish-tlb.md for ports, timing and the exact replacement policies.
+  */
+class BabelFishTlb(val p: BabelFishParams) extends Module {
+  require(!(p.formalPorts && p.sram), "formalPorts needs storage = flops (the dbg view reads every entry)")
+  override def desiredName = "BabelFishTlb"
+
+  val io = FlatIO(new Bundle {
+    val lookup_req = Flipped(Decoupled(new LookupReq(p)))
+    val lookup_resp = Valid(new LookupResp(p))
+    val fill = Flipped(Decoupled(new FillReq(p)))
+    val inval = Flipped(Decoupled(new InvalReq(p)))
+    val perf = Output(new BabelFishPerf)
+    val dbg = if (p.formalPorts) Some(Output(new BabelFishDbg(p))) else None
+  })
+
+  private val rule = new MatchRule(p)
+  private val setW = p.setBits.max(1)
+  private def setOf(vpn: UInt): UInt = if (p.setBits == 0) 0.U(setW.W) else vpn(p.setBits - 1, 0)
+
+  // ---- storage -----------------------------------------------------------------------------
+  private val pages = Module(new SetAssocStorage(new BabelFishEntry(p, p.tagBits), p.sets, p.ways, p.sram))
+  private val supers = Module(new SetAssocStorage(new BabelFishEntry(p, p.vpnBits), 1, p.superpageEntries, false))
+  private val pageValid = RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B)))))
+  private val pageGlobal = RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B)))))
+  private val superValid = RegInit(VecInit(Seq.fill(p.superpageEntries)(false.B)))
+  private val pageRepl = new ReplacementState(ReplacementPolicy(p.replacement, p.ways), p.sets)
+  private val superRepl = new ReplacementState(ReplacementPolicy(p.replacement, p.superpageEntries), 1)
+
+  /** A 4 KiB entry with its full VPN rebuilt from tag and set. */
+  private def pageView(e: BabelFishEntry, set: UInt): BabelFishEntry =
+    e.withVpn(if (p.setBits == 0) e.vpn else Cat(e.vpn, set(p.setBits - 1, 0)))
+
+  // ---- issue: one operation a cycle --------------------------------------------------------
+  private val sweeping = RegInit(false.B)
+  private val sweepSet = RegInit(0.U(setW.W))
+  private val sweepReq = Reg(new InvalReq(p))
+  private val busy = Wire(Bool())
+
+  io.inval.ready := !busy
+  io.fill.ready := !busy && !io.inval.valid
+  io.lookup_req.ready := !busy && !io.inval.valid && !io.fill.valid
+
+  private val doInval = io.inval.fire
+  private val doFill = io.fill.fire
+  private val doLookup = io.lookup_req.fire
+  private val sweepKind = io.inval.bits.kind === InvalKind.Pcid.U || io.inval.bits.kind === InvalKind.Ccid.U
+  private val startSweep = if (p.sram && p.sets > 1) doInval && sweepKind else false.B
+
+  private val issue = Wire(Valid(new AccessOp(p)))
+  issue.valid := doInval || doFill || doLookup || sweeping
+  issue.bits.kind := Mux(doInval || sweeping, AccessKind.Inval, Mux(doFill, AccessKind.Fill, AccessKind.Lookup))
+  issue.bits.lookup := io.lookup_req.bits
+  issue.bits.fill := io.fill.bits
+  issue.bits.inval := Mux(sweeping, sweepReq, io.inval.bits)
+  issue.bits.set := MuxCase(
+    setOf(io.lookup_req.bits.vpn),
+    Seq(
+      sweeping -> sweepSet,
+      startSweep -> 0.U,
+      doInval -> setOf(io.inval.bits.vpn),
+      doFill -> setOf(io.fill.bits.vpn)
+    )
+  )
+
+  when(startSweep) {
+    sweeping := true.B
+    sweepSet := 1.U
+    sweepReq := io.inval.bits
+  }.elsewhen(sweeping) {
+    sweepSet := sweepSet + 1.U
+    when(sweepSet === (p.sets - 1).U) { sweeping := false.B }
+  }
+
+  pages.io.read.valid := issue.valid
+  pages.io.read.bits := issue.bits.set
+  supers.io.read.valid := false.B
+  supers.io.read.bits := 0.U
+
+  /** The access stage: the operation whose set data is on `pages.io.readData` now. */
+  private val s = if (p.sram) {
+    val r = Wire(Valid(new AccessOp(p)))
+    r.valid := RegNext(issue.valid, false.B)
+    r.bits := RegEnable(issue.bits, issue.valid)
+    r
+  } else issue
+  busy := (if (p.sram) sweeping || (s.valid && s.bits.kind =/= AccessKind.Lookup) else false.B)
+
+  private val set = s.bits.set
+  private val row = pages.io.readData.map(pageView(_, set))
+  private val rowValid = pageValid(set)
+  private val sup = supers.io.readData
+  private val entries = row ++ sup
+  private val valids = rowValid ++ superValid
+
+  // ---- lookup ------------------------------------------------------------------------------
+  private val req = s.bits.lookup
+  private val lookupNow = s.valid && s.bits.kind === AccessKind.Lookup
+  private val m = entries.zip(valids).map { case (e, v) => rule.lookup(e, v, req) }
+  private val anyPriv = m.map(_.priv).reduce(_ || _)
+  private val anyGlobal = m.map(_.global).reduce(_ || _)
+  private val anyShared = m.map(_.shared).reduce(_ || _)
+  // Lowest index wins within a class: the 4 KiB array before the superpage array.
+  private def first(bits: Seq[Bool]): Vec[Bool] = VecInit(PriorityEncoderOH(bits))
+  private val sel = Mux(anyPriv, first(m.map(_.priv)), Mux(anyGlobal, first(m.map(_.global)), first(m.map(_.shared))))
+  private val hit = anyPriv || anyGlobal || anyShared
+  private val e = Mux1H(sel, entries)
+  private val sharedHit = hit && !anyPriv && !anyGlobal
+
+  private val resp = Wire(new LookupResp(p))
+  resp.hit := hit
+  resp.ppn := Mux(hit, PageSize.frameOf(e.ppn, e.pageSize, req.vpn), 0.U)
+  resp.pageSize := Mux(hit, e.pageSize, 0.U)
+  resp.perm := Mux(hit, e.perm, 0.U.asTypeOf(e.perm))
+  resp.dirty := hit && e.dirty
+  resp.shared := sharedHit
+  resp.crossHit := sharedHit && e.pcid =/= req.pcid
+  resp.permFault := hit && AccessCmd.faults(req.cmd, req.user, e.perm, e.dirty)
+
+  io.lookup_resp.valid := RegNext(lookupNow, false.B)
+  io.lookup_resp.bits := RegEnable(resp, lookupNow)
+
+  private val selPage = VecInit(sel.take(p.ways)).asUInt.orR
+  when(lookupNow && hit) {
+    when(selPage) {
+      pageRepl.touch(set, OHToUInt(sel.take(p.ways)))
+    }.otherwise {
+      superRepl.touch(0.U, OHToUInt(sel.drop(p.ways)))
+    }
+  }
+
+  // ---- fill --------------------------------------------------------------------------------
+  private val fillNow = s.valid && s.bits.kind === AccessKind.Fill
+  private val n = rule.entryOf(s.bits.fill)
+  private val installs = fillNow && n.pageSize =/= PageSize.Reserved.U
+  private val toSuper = PageSize.isSuper(n.pageSize)
+
+  /** Way to write in an array: same key, else first invalid, else the victim. */
+  private def chooseWay(es: Seq[BabelFishEntry], vs: Seq[Bool], victim: UInt): (UInt, Bool) = {
+    val same = es.zip(vs).map { case (e, v) => rule.sameKey(e, v, n) }
+    val free = vs.map(!_)
+    val evict = !same.reduce(_ || _) && !free.reduce(_ || _)
+    val way = Mux(same.reduce(_ || _), PriorityEncoder(same), Mux(evict, victim, PriorityEncoder(free)))
+    (way, evict)
+  }
+  private val (pageWay, pageEvict) = chooseWay(row, rowValid, pageRepl.victim(set))
+  private val (superWay, superEvict) = chooseWay(sup, superValid, superRepl.victim(0.U))
+
+  pages.io.write.valid := installs && !toSuper
+  pages.io.write.bits.set := set
+  pages.io.write.bits.way := pageWay
+  pages.io.write.bits.data := n.withVpn(n.vpn >> p.setBits)
+  supers.io.write.valid := installs && toSuper
+  supers.io.write.bits.set := 0.U
+  supers.io.write.bits.way := superWay
+  supers.io.write.bits.data := n
+
+  when(installs && !toSuper) {
+    pageValid(set)(pageWay) := true.B
+    pageGlobal(set)(pageWay) := n.global
+    pageRepl.fill(set, pageWay, pageEvict)
+  }
+  when(installs && toSuper) {
+    superValid(superWay) := true.B
+    superRepl.fill(0.U, superWay, superEvict)
+  }
+  private val evicted = installs && Mux(toSuper, superEvict, pageEvict)
+
+  // ---- invalidation ------------------------------------------------------------------------
+  private val invalNow = s.valid && s.bits.kind === AccessKind.Inval
+  private val iv = s.bits.inval
+  private val flash = iv.kind === InvalKind.All.U || iv.kind === InvalKind.NonGlobal.U || InvalKind.reserved(iv.kind)
+  when(invalNow) {
+    when(flash) {
+      for (i <- 0 until p.sets; w <- 0 until p.ways) {
+        when(iv.kind =/= InvalKind.NonGlobal.U || !pageGlobal(i)(w)) { pageValid(i)(w) := false.B }
+      }
+    }.otherwise {
+      if (p.sram) {
+        // One set per cycle: the set of `vpn` for page kinds, the sweep's set otherwise.
+        for (w <- 0 until p.ways) { when(rule.removes(row(w), iv)) { pageValid(set)(w) := false.B } }
+      } else {
+        for (i <- 0 until p.sets; w <- 0 until p.ways) {
+          when(rule.removes(pageView(pages.io.all(i)(w), i.U(setW.W)), iv)) { pageValid(i)(w) := false.B }
+        }
+      }
+    }
+    for (j <- 0 until p.superpageEntries) {
+      when(rule.removes(sup(j), iv)) { superValid(j) := false.B }
+    }
+  }
+
+  // ---- counters ----------------------------------------------------------------------------
+  private val pcIdxOutOfRange =
+    if ((1 << p.pcIdxBits) > p.pcBits) io.lookup_req.bits.pcIdx >= p.pcBits.U else false.B
+  io.perf.lookups := PerfCounter(doLookup)
+  io.perf.hits := PerfCounter(lookupNow && hit)
+  io.perf.sharedHits := PerfCounter(lookupNow && resp.shared)
+  io.perf.crossHits := PerfCounter(lookupNow && resp.crossHit)
+  io.perf.permFaults := PerfCounter(lookupNow && resp.permFault)
+  io.perf.fills := PerfCounter(doFill)
+  io.perf.evictions := PerfCounter(evicted)
+  io.perf.invals := PerfCounter(doInval)
+  io.perf.badFills := PerfCounter(doFill && rule.badFill(io.fill.bits))
+  io.perf.badPcIdx := PerfCounter(doLookup && io.lookup_req.bits.pcIdxValid && pcIdxOutOfRange)
+  io.perf.badCmds := PerfCounter(doLookup && io.lookup_req.bits.cmd === AccessCmd.Reserved.U)
+  io.perf.badInvals := PerfCounter(doInval && InvalKind.reserved(io.inval.bits.kind))
+
+  // ---- formal view -------------------------------------------------------------------------
+  io.dbg.foreach { d =>
+    val all = (for (i <- 0 until p.sets; w <- 0 until p.ways) yield pageView(pages.io.all(i)(w), i.U(setW.W))) ++
+      supers.io.all(0)
+    val v = (for (i <- 0 until p.sets; w <- 0 until p.ways) yield pageValid(i)(w)) ++ superValid
+    d.valid := VecInit(v).asUInt
+    d.vpn := VecInit(all.map(_.vpn)).asUInt
+    d.ppn := VecInit(all.map(_.ppn)).asUInt
+    d.pageSize := VecInit(all.map(_.pageSize)).asUInt
+    d.global := VecInit(all.map(_.global)).asUInt
+    d.own := VecInit(all.map(_.own)).asUInt
+    d.pcid := VecInit(all.map(_.pcid)).asUInt
+    d.ccid := VecInit(all.map(_.ccid)).asUInt
+    d.pc := VecInit(all.map(_.pc)).asUInt
+  }
+}
+
+object AccessKind extends ChiselEnum {
+  val Lookup, Fill, Inval = Value
+}
+
+/** An operation on its way from acceptance to the access stage. */
+class AccessOp(p: BabelFishParams) extends Bundle {
+  val kind = AccessKind()
+  val set = UInt(p.setBits.max(1).W)
+  val lookup = new LookupReq(p)
+  val fill = new FillReq(p)
+  val inval = new InvalReq(p)
+}

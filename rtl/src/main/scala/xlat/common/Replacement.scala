@@ -1,0 +1,151 @@
+package xlat.common
+
+import chisel3._
+import chisel3.util._
+
+/** Replacement policy names accepted by every generator parameter `replacement`. */
+object ReplacementKind {
+  val names = Seq("plru", "lru", "random")
+}
+
+/** A replacement policy over `n` ways as pure combinational functions of a state word.
+  *
+  * The state lives in the caller's registers (one word per set, see [[ReplacementState]]), so
+  * the same policy serves flop and SRAM arrays. Every policy is exact and documented bit for bit
+  * in docs/babelfish-tlb.md, because the reference models in tb/models/replacement.py must
+  * reproduce each victim choice.
+  */
+abstract class ReplacementPolicy(val n: Int) {
+  require(n >= 1, s"replacement: ways must be >= 1, got $n")
+  def stateBits: Int
+  /** True when the state is one word for the whole array rather than one per set. */
+  def perArray: Boolean = false
+  def victim(state: UInt): UInt
+  /** State after `way` was used (a hit or a fill). */
+  def touch(state: UInt, way: UInt): UInt
+  /** State after the victim was taken by a fill. */
+  def taken(state: UInt): UInt = state
+  val wayBits: Int = log2Ceil(n).max(1)
+}
+
+object ReplacementPolicy {
+  def apply(kind: String, n: Int): ReplacementPolicy = kind match {
+    case "plru"   => new TreePlru(n)
+    case "lru"    => new TrueLru(n)
+    case "random" => new LfsrRandom(n)
+    case other =>
+      throw new IllegalArgumentException(
+        s"replacement must be one of ${ReplacementKind.names.mkString(", ")}, got '$other'"
+      )
+  }
+}
+
+/** Tree pseudo-LRU for any `n`: a node over m > 1 ways splits into a left subtree of
+  * 2^(ceil(log2 m) - 1) ways and a right subtree of the rest; each node bit says where the
+  * victim is (0 left, 1 right). Bits are in preorder: node, left subtree, right subtree.
+  */
+class TreePlru(n: Int) extends ReplacementPolicy(n) {
+  def stateBits: Int = (n - 1).max(1)
+
+  private def leftSize(m: Int): Int = 1 << (log2Ceil(m) - 1)
+
+  private def victimOf(bits: Seq[Bool], m: Int): UInt =
+    if (m == 1) 0.U(wayBits.W)
+    else {
+      val l = leftSize(m)
+      val left = victimOf(bits.slice(1, l), l)
+      val right = victimOf(bits.slice(l, m - 1), m - l)
+      Mux(bits.head, right + l.U, left)
+    }
+
+  private def touchOf(bits: Seq[Bool], m: Int, way: UInt): Seq[Bool] =
+    if (m == 1) Seq()
+    else {
+      val l = leftSize(m)
+      val inLeft = way < l.U
+      val left = touchOf(bits.slice(1, l), l, way)
+      val right = touchOf(bits.slice(l, m - 1), m - l, way - l.U)
+      Seq(inLeft) ++
+        bits.slice(1, l).zip(left).map { case (o, t) => Mux(inLeft, t, o) } ++
+        bits.slice(l, m - 1).zip(right).map { case (o, t) => Mux(inLeft, o, t) }
+    }
+
+  // Bit i of the state word is preorder node i.
+  private def nodes(state: UInt): Seq[Bool] = (0 until n - 1).map(state(_))
+
+  def victim(state: UInt): UInt = victimOf(nodes(state), n)
+  def touch(state: UInt, way: UInt): UInt =
+    if (n == 1) state else VecInit(touchOf(nodes(state), n, way.pad(wayBits + 1))).asUInt
+}
+
+/** True LRU over `n` ways as an order matrix: for i < j, bit (i, j) is 1 when way i was used
+  * more recently than way j. Reset (all 0) is the order 0, 1, ..., n-1 from least recent.
+  */
+class TrueLru(n: Int) extends ReplacementPolicy(n) {
+  private val pairs = for (i <- 0 until n; j <- i + 1 until n) yield (i, j)
+  def stateBits: Int = pairs.size.max(1)
+
+  private def newer(state: UInt, a: Int, b: Int): Bool = {
+    val k = pairs.indexOf((a.min(b), a.max(b)))
+    if (a < b) state(k) else !state(k)
+  }
+
+  def victim(state: UInt): UInt =
+    if (n == 1) 0.U
+    else {
+      val oldest = (0 until n).map(v => (0 until n).filter(_ != v).map(o => newer(state, o, v)).reduce(_ && _))
+      PriorityEncoder(oldest)
+    }
+
+  def touch(state: UInt, way: UInt): UInt =
+    if (n == 1) state
+    else
+      VecInit(pairs.zipWithIndex.map { case ((i, j), k) =>
+        Mux(way === i.U, true.B, Mux(way === j.U, false.B, state(k)))
+      }).asUInt
+}
+
+/** Random replacement from one 16-bit Galois LFSR per array (taps 0xB400, reset 1). The LFSR
+  * steps only when a fill takes its victim, so the sequence of victims depends only on the
+  * sequence of evictions.
+  */
+class LfsrRandom(n: Int) extends ReplacementPolicy(n) {
+  def stateBits: Int = 16
+  override def perArray: Boolean = true
+  def victim(state: UInt): UInt = ((state(7, 0) * n.U) >> 8)(wayBits - 1, 0)
+  def touch(state: UInt, way: UInt): UInt = state
+  override def taken(state: UInt): UInt = (state >> 1) ^ Mux(state(0), "hb400".U(16.W), 0.U(16.W))
+  val resetValue = 1
+}
+
+/** The registers of a policy for `sets` sets, with at most one update per cycle (the blocks
+  * perform one storage operation per cycle, so two updates never meet).
+  */
+class ReplacementState(val policy: ReplacementPolicy, sets: Int) {
+  private val words = if (policy.perArray) 1 else sets
+  private val init = policy match {
+    case r: LfsrRandom => r.resetValue
+    case _             => 0
+  }
+  private val state = RegInit(VecInit(Seq.fill(words)(init.U(policy.stateBits.W))))
+  private def word(set: UInt): UInt = if (words == 1) state(0) else state(set)
+  private def update(set: UInt, value: UInt): Unit =
+    if (words == 1) state(0) := value else state(set) := value
+
+  def victim(set: UInt): UInt = policy.victim(word(set))
+  /** A hit used `way`. */
+  def touch(set: UInt, way: UInt): Unit = update(set, policy.touch(word(set), sized(way)))
+
+  /** A fill wrote `way`; `tookVictim` when that way was the policy's victim (an eviction). */
+  def fill(set: UInt, way: UInt, tookVictim: Bool): Unit = {
+    val w = word(set)
+    update(set, policy.touch(Mux(tookVictim, policy.taken(w), w), sized(way)))
+  }
+
+  /** `way` at the policy's way width (callers may pass widths Chisel has not inferred yet). */
+  private def sized(way: UInt): UInt = {
+    val w = Wire(UInt(policy.wayBits.W))
+    w := way
+    w
+  }
+}

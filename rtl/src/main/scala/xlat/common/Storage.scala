@@ -1,0 +1,61 @@
+package xlat.common
+
+import chisel3._
+import chisel3.util._
+
+/** Storage kinds accepted by every generator parameter `storage`. */
+object StorageKind {
+  val names = Seq("flops", "sram")
+}
+
+/** Data of a set-associative array: `sets` x `ways` entries of `gen`, without valid bits.
+  *
+  * ==Structure==
+  * `flops`: a register array, read combinationally (`readLatency` 0) and also visible whole
+  * through `all` so that flash operations can look at every entry. `sram`: a `SyncReadMem` with
+  * one read and one masked write port (`readLatency` 1), which synthesis maps to block RAM.
+  *
+  * Valid bits are the owner's: they need flash clears that an SRAM cannot give, so every block
+  * keeps them in flops beside this array.
+  *
+  * The owner must not read a set in the cycle it writes it when `readLatency` is 1 (the SRAM's
+  * read-during-write value is undefined); the TLBs guarantee it by being busy in write cycles.
+  */
+class SetAssocStorage[T <: Data](gen: T, val sets: Int, val ways: Int, val sram: Boolean) extends Module {
+  require(sets >= 1 && isPow2(sets), s"sets must be a power of 2 >= 1, got $sets")
+  require(ways >= 1, s"ways must be >= 1, got $ways")
+  val setBits = log2Ceil(sets).max(1)
+  val wayBits = log2Ceil(ways).max(1)
+  val readLatency = if (sram) 1 else 0
+
+  val io = IO(new Bundle {
+    val read = Flipped(Valid(UInt(setBits.W)))
+    /** The ways of the set read `readLatency` cycles ago. */
+    val readData = Output(Vec(ways, gen))
+    val write = Flipped(Valid(new Bundle {
+      val set = UInt(setBits.W)
+      val way = UInt(wayBits.W)
+      val data = gen.cloneType
+    }))
+    /** Every entry (flops only; zero-filled for sram, where no such view exists). */
+    val all = Output(Vec(sets, Vec(ways, gen)))
+  })
+
+  private def setOf(s: UInt): UInt = if (sets == 1) 0.U else s
+
+  if (sram) {
+    val mem = SyncReadMem(sets, Vec(ways, gen))
+    io.readData := mem.read(setOf(io.read.bits), io.read.valid)
+    when(io.write.valid) {
+      val row = Wire(Vec(ways, gen))
+      row.foreach(_ := io.write.bits.data)
+      mem.write(setOf(io.write.bits.set), row, VecInit((0 until ways).map(io.write.bits.way === _.U)))
+    }
+    io.all := 0.U.asTypeOf(io.all)
+  } else {
+    val regs = Reg(Vec(sets, Vec(ways, gen)))
+    io.readData := regs(setOf(io.read.bits))
+    when(io.write.valid) { regs(setOf(io.write.bits.set))(io.write.bits.way) := io.write.bits.data }
+    io.all := regs
+  }
+}
