@@ -49,7 +49,8 @@ object Blocks {
   * widths) and `params.svh` (the same numbers as SystemVerilog localparams).
   */
 object Generate {
-  val firtoolOpts: Array[String] = Array("-disable-all-randomization", "-strip-debug-info", "--disable-layers=Verification")
+  val firtoolOpts: Array[String] = Array("-disable-all-randomization", "-strip-debug-info", "--disable-layers=Verification",
+    "--lowering-options=disallowLocalVariables")
 
   private def fail(msg: String): Nothing = {
     System.err.println(s"xlat.Generate: error: $msg")

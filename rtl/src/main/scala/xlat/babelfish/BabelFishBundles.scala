@@ -108,4 +108,5 @@ class BabelFishDbg(p: BabelFishParams) extends Bundle {
   val pcid = UInt((p.entries * p.pcidBits).W)
   val ccid = UInt((p.entries * p.ccidBits).W)
   val pc = UInt((p.entries * p.pcBits).W)
+  val orpc = UInt(p.entries.W)
 }

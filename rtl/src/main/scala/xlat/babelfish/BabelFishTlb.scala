@@ -45,7 +45,11 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val pages = Module(new SetAssocStorage(new BabelFishEntry(p, p.tagBits), p.sets, p.ways, p.sram))
   private val supers = Module(new SetAssocStorage(new BabelFishEntry(p, p.vpnBits), 1, p.superpageEntries, false))
   private val pageValid = RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B)))))
-  private val pageGlobal = RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B)))))
+  // SRAM entries cannot be read all at once, so a flop copy of their global bits serves the
+  // flash "non-global" invalidation; flop entries are read directly.
+  private val pageGlobal =
+    if (p.sram) Some(RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B)))))) else None
+  private def globalAt(i: Int, w: Int): Bool = pageGlobal.map(_(i)(w)).getOrElse(pages.io.all(i)(w).global)
   private val superValid = RegInit(VecInit(Seq.fill(p.superpageEntries)(false.B)))
   private val pageRepl = new ReplacementState(ReplacementPolicy(p.replacement, p.ways), p.sets)
   private val superRepl = new ReplacementState(ReplacementPolicy(p.replacement, p.superpageEntries), 1)
@@ -180,7 +184,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
 
   when(installs && !toSuper) {
     pageValid(set)(pageWay) := true.B
-    pageGlobal(set)(pageWay) := n.global
+    pageGlobal.foreach(_(set)(pageWay) := n.global)
     pageRepl.fill(set, pageWay, pageEvict)
   }
   when(installs && toSuper) {
@@ -196,7 +200,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   when(invalNow) {
     when(flash) {
       for (i <- 0 until p.sets; w <- 0 until p.ways) {
-        when(iv.kind =/= InvalKind.NonGlobal.U || !pageGlobal(i)(w)) { pageValid(i)(w) := false.B }
+        when(iv.kind =/= InvalKind.NonGlobal.U || !globalAt(i, w)) { pageValid(i)(w) := false.B }
       }
     }.otherwise {
       if (p.sram) {
@@ -243,6 +247,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     d.pcid := VecInit(all.map(_.pcid)).asUInt
     d.ccid := VecInit(all.map(_.ccid)).asUInt
     d.pc := VecInit(all.map(_.pc)).asUInt
+    d.orpc := VecInit(all.map(_.orpc.orR)).asUInt
   }
 }
 

@@ -12,8 +12,9 @@ object StorageKind {
   *
   * ==Structure==
   * `flops`: a register array, read combinationally (`readLatency` 0) and also visible whole
-  * through `all` so that flash operations can look at every entry. `sram`: a `SyncReadMem` with
-  * one read and one masked write port (`readLatency` 1), which synthesis maps to block RAM.
+  * through `all` so that flash operations can look at every entry. `sram`: one `SyncReadMem`
+  * per way with one read and one write port (`readLatency` 1), which synthesis maps to block
+  * RAM.
   *
   * Valid bits are the owner's: they need flash clears that an SRAM cannot give, so every block
   * keeps them in flops beside this array.
@@ -44,12 +45,15 @@ class SetAssocStorage[T <: Data](gen: T, val sets: Int, val ways: Int, val sram:
   private def setOf(s: UInt): UInt = if (sets == 1) 0.U else s
 
   if (sram) {
-    val mem = SyncReadMem(sets, Vec(ways, gen))
-    io.readData := mem.read(setOf(io.read.bits), io.read.valid)
-    when(io.write.valid) {
-      val row = Wire(Vec(ways, gen))
-      row.foreach(_ := io.write.bits.data)
-      mem.write(setOf(io.write.bits.set), row, VecInit((0 until ways).map(io.write.bits.way === _.U)))
+    // One unmasked memory per way: a masked row write would lower to one write port per bit,
+    // which neither synthesis nor block-RAM inference handles well.
+    val width = gen.getWidth
+    for (w <- 0 until ways) {
+      val mem = SyncReadMem(sets, UInt(width.W))
+      io.readData(w) := mem.read(setOf(io.read.bits), io.read.valid).asTypeOf(gen)
+      when(io.write.valid && io.write.bits.way === w.U) {
+        mem.write(setOf(io.write.bits.set), io.write.bits.data.asUInt)
+      }
     }
     io.all := 0.U.asTypeOf(io.all)
   } else {
