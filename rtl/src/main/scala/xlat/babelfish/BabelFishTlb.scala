@@ -43,7 +43,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
 
   // ---- storage -----------------------------------------------------------------------------
   private val pages = Module(new SetAssocStorage(new BabelFishEntry(p, p.tagBits), p.sets, p.ways, p.sram))
-  private val supers = Module(new SetAssocStorage(new BabelFishEntry(p, p.vpnBits), 1, p.superpageEntries, false))
+  private val supers = FullyAssocStorage(new BabelFishEntry(p, p.vpnBits), p.superpageEntries)
   private val pageValid = RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B)))))
   // SRAM entries cannot be read all at once, so a flop copy of their global bits serves the
   // flash "non-global" invalidation; flop entries are read directly.

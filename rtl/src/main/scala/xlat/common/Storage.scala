@@ -63,3 +63,9 @@ class SetAssocStorage[T <: Data](gen: T, val sets: Int, val ways: Int, val sram:
     io.all := regs
   }
 }
+
+/** A fully associative array: one set whose ways are all compared every cycle, so always flops. */
+object FullyAssocStorage {
+  def apply[T <: Data](gen: T, entries: Int): SetAssocStorage[T] =
+    Module(new SetAssocStorage(gen, sets = 1, ways = entries, sram = false))
+}

@@ -1,0 +1,1 @@
+"""cocotb testbench of BabelFishTlb (docs/babelfish-tlb.md)."""

@@ -1,0 +1,228 @@
+"""Constrained-random test of BabelFishTlb.
+
+XLAT_RANDOM_OPS (default 20000) accepted operations, lookups dominating, over a deliberately
+small space (a few sets, a few VPNs per set, a handful of processes in three groups) so that
+collisions, refills, evictions, PC-bit rejections and priority conflicts happen all the time.
+Most fills answer an earlier miss (as a page walker would).  Every channel has random valid
+gaps that change character every few hundred cycles.  The scoreboard compares every response
+field; every 5000 operations the run drains and compares every perf_* counter; at the end the
+functional-coverage summary is printed and every required bin must have been hit.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import deque
+
+import cocotb
+
+from models.babelfish import PAGE_LOW_BITS
+from xlat_tb.backpressure import random_pattern
+from xlat_tb.seed import current_seed, rng as seeded_rng
+
+from .bf_env import BabelFishEnv
+
+INVAL_WEIGHTS = {0: 0.5, 1: 0.5, 2: 3, 3: 3, 4: 6, 5: 6, 6: 0.25, 7: 0.25}
+CMD_WEIGHTS = {0: 50, 1: 25, 2: 20, 3: 5}
+
+
+def _uniq(xs):
+    out = []
+    for x in xs:
+        if x not in out:
+            out.append(x)
+    return out
+
+
+class Stimulus:
+    def __init__(self, env: BabelFishEnv, rng, n_ops: int, *, p_fill=0.17, p_inval=0.03):
+        self.env, self.rng, self.p = env, rng, env.p
+        self.n_ops = n_ops
+        self.issued = 0
+        self.paused = False
+        self.p_fill, self.p_inval = p_fill, p_inval
+        p = self.p
+        self.vmask = (1 << p.vpnBits) - 1
+        # --- a small VPN space: 2 sets x 3 tags x 3 mid x 3 high values
+        nh = p.vpnBits - 18
+        his = _uniq([0, 1, (1 << nh) - 1])
+        mids = [0, 1, 0x1FF]
+        sets = _uniq([0, p.sets - 1])
+        tagbits = max(0, 9 - p.setBits)
+        tags = _uniq([0, 1, (1 << tagbits) - 1]) if tagbits else [0]
+        self.pool = [((h << 18) | (m << 9) | (((t << p.setBits) | s) & 0x1FF)) & self.vmask
+                     for h in his for m in mids for s in sets for t in tags]
+        # --- processes: (pcid, ccid, pcIdx) in three groups
+        pmax, cmax = (1 << p.pcidBits) - 1, (1 << p.ccidBits) - 1
+        self.pcids = _uniq([1, 2, 3, pmax, 0])
+        self.ccids = _uniq([1, 2, cmax])
+        self.n_pc = min(p.pcBits, 4)
+        self.procs = [(pc, self.ccids[i % len(self.ccids)], i % self.n_pc)
+                      for i, pc in enumerate(self.pcids)]
+        self.bad_pcidx = list(range(p.pcBits, 1 << p.pcIdxBits))  # empty if pcBits = 2^k
+        # superpage fills not answering a miss also use other 2M / 1G pages, so that the
+        # superpage array (up to 64 entries) sees more distinct keys than it holds
+        self.sp_his = his
+        self.sp_mids = _uniq(mids + list(range(2, 12)))
+        # kinds 2 and 3 sweep every set on sram (busy `sets` cycles): keep them to about the
+        # same number of busy cycles per run whatever the number of sets
+        self.inval_weights = dict(INVAL_WEIGHTS)
+        if p.storage == "sram":
+            for k in (2, 3):
+                self.inval_weights[k] *= min(1.0, 16 / p.sets)
+        self.misses: deque = deque(maxlen=64)
+        self.fills: deque = deque(maxlen=48)
+        env.on_lookup_result.append(self._saw_lookup)
+        env.on_fill_result.append(self._saw_fill)
+
+    # ---------------------------------------------------------------- feedback
+    def _saw_lookup(self, txn, res):
+        if not res.resp["hit"]:
+            self.misses.append(txn)
+
+    def _saw_fill(self, txn, res):
+        if res.installed:
+            self.fills.append(txn)
+
+    # ---------------------------------------------------------------- helpers
+    def _budget(self) -> bool:
+        if self.paused or self.issued >= self.n_ops:
+            return False
+        self.issued += 1
+        return True
+
+    def _proc(self):
+        r = self.rng
+        if r.random() < 0.85:
+            return r.choice(self.procs)
+        return (r.choice(self.pcids), r.choice(self.ccids), r.randrange(self.n_pc))
+
+    def _pcidx(self, own_idx):
+        r = self.rng
+        x = r.random()
+        if self.bad_pcidx and x < 0.08:
+            return r.choice(self.bad_pcidx)
+        if x < 0.85:
+            return own_idx
+        return r.choice(_uniq(list(range(self.n_pc)) + [self.p.pcBits - 1]))
+
+    def _weighted(self, table: dict):
+        keys = list(table)
+        return self.rng.choices(keys, weights=[table[k] for k in keys])[0]
+
+    # ---------------------------------------------------------------- generators
+    def lookup(self, cycle):
+        if self.rng.random() < 0.02 or not self._budget():
+            return None
+        r = self.rng
+        pcid, ccid, idx = self._proc()
+        if self.fills and r.random() < 0.5:
+            f = r.choice(self.fills)
+            low = PAGE_LOW_BITS.get(f["pageSize"], 0)
+            vpn = (f["vpn"] & ~((1 << low) - 1)) | r.getrandbits(low) if low else f["vpn"]
+            if r.random() < 0.5:
+                pcid, ccid = f["pcid"], f["ccid"]
+            elif r.random() < 0.7:
+                ccid = f["ccid"]          # another member of the filler's group
+        else:
+            vpn = r.choice(self.pool)
+        return {"vpn": vpn & self.vmask, "pcid": pcid, "ccid": ccid, "pcIdx": self._pcidx(idx),
+                "pcIdxValid": int(r.random() < 0.7), "cmd": self._weighted(CMD_WEIGHTS),
+                "user": r.getrandbits(1)}
+
+    def fill(self, cycle):
+        r = self.rng
+        if r.random() >= self.p_fill or not self._budget():
+            return None
+        p = self.p
+        if self.misses and r.random() < 0.65:
+            m = self.misses.pop() if r.random() < 0.5 else self.misses[r.randrange(len(self.misses))]
+            vpn, pcid, ccid, idx = m["vpn"], m["pcid"], m["ccid"], m["pcIdx"]
+            idx_valid = m["pcIdxValid"]
+        else:
+            vpn = r.choice(self.pool)
+            pcid, ccid, idx = self._proc()
+            idx_valid = 1
+            if r.random() < 0.25:  # another 2M page for a possible superpage fill
+                vpn = ((r.choice(self.sp_his) << 18) | (r.choice(self.sp_mids) << 9)
+                       | (vpn & 0x1FF)) & self.vmask
+        x = r.random()
+        glob, own = (0, 1) if x < 0.47 else (0, 0) if x < 0.92 else (1, r.getrandbits(1))
+        ps = r.choices((0, 1, 2, 3), weights=(84, 8, 4, 4))[0]
+        if ps == 0 and (vpn >> 9) & 0x1FF not in (0, 1, 0x1FF):
+            ps = 1                 # VPNs outside the 4K pool only serve as superpages
+        ppn = r.getrandbits(p.ppnBits)
+        if ps in (1, 2):
+            low = PAGE_LOW_BITS[ps]
+            if r.random() < 0.5:
+                vpn &= ~((1 << low) - 1)
+            if r.random() < 0.9:
+                ppn &= ~((1 << low) - 1)
+        pc = 0
+        for b in range(self.n_pc):
+            if r.random() < 0.3:
+                pc |= 1 << b
+        if r.random() < 0.2:
+            pc |= 1 << (p.pcBits - 1)
+        if idx_valid and idx < p.pcBits and r.random() < 0.8:
+            pc &= ~(1 << idx)             # usually let the requester share the new entry
+        return {"vpn": vpn & self.vmask, "ppn": ppn, "pageSize": ps,
+                "perm_r": int(r.random() < 0.85), "perm_w": int(r.random() < 0.8),
+                "perm_x": int(r.random() < 0.8), "perm_u": int(r.random() < 0.8),
+                "dirty": int(r.random() < 0.8), "global": glob, "pcid": pcid, "ccid": ccid,
+                "own": own, "pc": pc}
+
+    def inval(self, cycle):
+        r = self.rng
+        if r.random() >= self.p_inval or not self._budget():
+            return None
+        kind = self._weighted(self.inval_weights)
+        if self.fills and r.random() < 0.7:
+            f = r.choice(self.fills)
+            vpn, pcid, ccid = f["vpn"], f["pcid"], f["ccid"]
+            if r.random() < 0.5:
+                vpn = (vpn | r.getrandbits(9)) & self.vmask  # still inside a superpage
+        else:
+            vpn = r.choice(self.pool)
+            pcid, ccid, _ = self._proc()
+        return {"kind": kind, "vpn": vpn, "pcid": pcid, "ccid": ccid}
+
+
+@cocotb.test()
+async def test_random(dut):
+    n_ops = int(os.environ.get("XLAT_RANDOM_OPS", "20000"))
+    rng = seeded_rng("random")
+    gaps = {"lookup": random_pattern(rng, "mixed"), "fill": random_pattern(rng, "mixed"),
+            "inval": random_pattern(rng, "light")}
+    env = BabelFishEnv(dut, rng=rng, name="random", gaps=gaps).start()
+    await env.reset()
+    stim = Stimulus(env, rng, n_ops)
+    env.lookup.generator = stim.lookup
+    env.fill.generator = stim.fill
+    env.inval.generator = stim.inval
+    t0 = time.monotonic()
+    checkpoint = 5000
+    next_cp = checkpoint
+    while stim.issued < n_ops:
+        await env.loop.wait_until(lambda: stim.issued >= min(next_cp, n_ops),
+                                  timeout=20 * checkpoint, what="random stimulus progress")
+        stim.paused = True
+        await env.check_counters()
+        dut._log.info("checkpoint: %d operations, cycle %d, counters match", env.ops,
+                      env.loop.cycle)
+        stim.paused = False
+        next_cp += checkpoint
+    await env.check_counters()
+    wall = time.monotonic() - t0
+    c = env.model.counters
+    dut._log.info(
+        "random: seed %d, %d operations (%d lookups, %d fills, %d invals) in %d cycles, "
+        "%.1f s (%.0f cycles/s); hits %d/%d, evictions %d, shared hits %d, cross hits %d",
+        current_seed(), env.ops, env.accepted_by_kind["lookup"], env.accepted_by_kind["fill"],
+        env.accepted_by_kind["inval"], env.loop.cycle, wall, env.loop.cycle / max(wall, 1e-9),
+        c["hits"], c["lookups"], c["evictions"], c["sharedHits"], c["crossHits"])
+    dut._log.info("%s", env.cov.report())
+    assert env.ops == n_ops, f"{env.ops} operations accepted, {n_ops} issued"
+    await env.finish(counters=False)   # timing deviations (if any) fail here
+    env.cov.assert_required()

