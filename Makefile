@@ -24,7 +24,7 @@ PYTEST_ARGS ?=
 
 .PHONY: all bootstrap rtl custom lint test wave clean distclean
 
-all: lint
+all: bootstrap lint
 	@echo "xlat: Verilog of every configuration is in $(RTL_OUT)/<config>/ (lint clean):"
 	@ls -1 $(RTL_OUT) | sed 's/^/  /'
 
@@ -89,7 +89,7 @@ $(STAMP)/lint: $(STAMP)/rtl $(STAMP)/venv rtl/lint/waivers.vlt
 
 # ---- test: every cocotb testbench and every formal task, one pytest summary -----------------
 PYTEST_JOBS ?= 2
-test: lint $(STAMP)/wasm
+test: bootstrap lint
 	$(PY) -m pytest -n $(PYTEST_JOBS) tb formal $(PYTEST_ARGS)
 
 # ---- waves: make wave T=<test name fragment> opens the newest matching FST -----------------
