@@ -4,6 +4,7 @@ import os
 
 import cocotb
 from cocotb.clock import Clock
+from cocotb.triggers import RisingEdge
 
 from xlat_tb.backpressure import random_pattern
 from xlat_tb.cycle import CycleLoop, TbError
@@ -47,3 +48,13 @@ async def test_fifo_random_backpressure(dut):
     if os.environ.get("XLAT_SELFTEST_FAIL"):
         raise TbError("deliberate failure (XLAT_SELFTEST_FAIL) to exercise the waveform rerun")
     dut._log.info("selftest: %d items through the FIFO, %d cycles", n, loop.cycle)
+
+
+@cocotb.test(skip=os.environ.get("XLAT_SELFTEST_FAIL") != "1")
+async def test_deliberate_failure(dut):
+    """Fails on purpose (only when XLAT_SELFTEST_FAIL=1) so that the runner's failure path, the
+    rerun with the same seed that writes an FST waveform, is itself tested."""
+    Clock(dut.clock, 10, unit="ns").start()
+    for _ in range(5):
+        await RisingEdge(dut.clock)
+    assert False, "deliberate failure"
