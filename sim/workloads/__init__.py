@@ -1,0 +1,1 @@
+"""Workload generators for the trace-driven evaluation (deterministic by seed)."""
