@@ -91,7 +91,7 @@ $(STAMP)/lint: $(STAMP)/rtl $(STAMP)/venv rtl/lint/waivers.vlt
 # ---- test: every cocotb testbench and every formal task, one pytest summary -----------------
 PYTEST_JOBS ?= 2
 test: bootstrap lint
-	$(PY) -m pytest -n $(PYTEST_JOBS) tb formal sim $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_JOBS) tb formal sim fpga $(PYTEST_ARGS)
 
 # ---- measure: trace-driven evaluation and FPGA synthesis (minutes; smoke runs are in make test)
 # make eval [TRACE=path/to/trace.npz]   -> build/eval/report.md
