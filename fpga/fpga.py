@@ -24,7 +24,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "tb"))
 import gen_wrapper  # noqa: E402
+from xlat_tb.manifest import load_manifest  # noqa: E402  (the one manifest reader)
 
 DEFAULT_CONFIGS = ["babelfish_l1", "babelfish_l1_noshare", "babelfish_l2", "babelfish_l2_noshare"]
 QUICK_CONFIGS = ["babelfish_formal"]
@@ -183,7 +185,7 @@ def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=1500):
     mpath = os.path.join(rtl_dir, cfg, "manifest.json")
     if not os.path.exists(mpath):
         raise SystemExit(f"fpga: {mpath} missing: run `make rtl` first")
-    manifest = json.load(open(mpath))
+    manifest = load_manifest(mpath).raw
     mod = manifest["module"]
     srcs = [rel(os.path.join(rtl_dir, cfg, f)) for f in manifest["files"]]
     wrapper = os.path.join(cdir, "fpga_top.v")

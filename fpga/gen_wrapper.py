@@ -20,7 +20,7 @@ the wrapper's (``stat`` per module) and no logic moves across its boundary.
 Ports are taken from the manifest ("ports": name, direction, width); nothing is hand-listed.
 Usage: gen_wrapper.py MANIFEST OUT.v   (writes module ``fpga_top``)
 """
-import json
+import os
 import sys
 
 CLOCK_NAMES = {"clock", "clk"}
@@ -99,7 +99,10 @@ def wrapper_text(manifest, top="fpga_top"):
 def main(argv):
     if len(argv) != 3:
         raise SystemExit(__doc__)
-    manifest = json.load(open(argv[1]))
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tb"))
+    from xlat_tb.manifest import load_manifest  # the one manifest reader
+
+    manifest = load_manifest(argv[1]).raw
     text, n_in, n_out = wrapper_text(manifest)
     with open(argv[2], "w") as f:
         f.write(text)
