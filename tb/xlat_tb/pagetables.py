@@ -275,7 +275,7 @@ class Scenario:
                 kw["a"], kw["d"] = 0, 0
             else:
                 kw["d"] = 0
-        if not full and not pagetable and self.perm_random:
+        if not full and not pagetable and self.perm_random and r.random() < 0.4:
             if self.H.family == "ept":
                 kw.update(r.choice([dict(r=1, w=1, x=1), dict(r=1, w=0, x=1), dict(r=1, w=1, x=0),
                                     dict(r=1, w=0, x=0), dict(r=0, w=0, x=1)]))
@@ -351,7 +351,7 @@ class Scenario:
     def guest_leaf_kwargs(self, full=False) -> dict:
         r = self.rng
         kw = dict(r=1, w=1, x=1, u=1, a=1, d=1)
-        if not full and self.perm_random:
+        if not full and self.perm_random and r.random() < 0.6:
             if self.G.family == "rv":
                 kw.update(_rv_ok_perm(r))
             else:
@@ -398,14 +398,19 @@ class Scenario:
         ``n_addrs`` random 4 KiB pages inside it, and their targets.
 
         host_mode: 'aligned' (one host leaf of size >= glevel covers the guest page),
-        'splintered' (every host leaf smaller than the guest page), 'random'."""
+        'splintered' (every host leaf smaller than the guest page), 'random', '4k' (a 4 KiB
+        guest page over a 4 KiB host page)."""
         r, G, H = self.rng, self.G, self.H
         hmax = H.max_leaf_level()
         if host_mode == "random":
             host_mode = "splintered" if glevel > 0 and r.random() < 0.5 else "aligned"
-        if host_mode == "aligned":
-            hl = r.randint(min(glevel, hmax), hmax) if glevel <= hmax else hmax
-            hl = max(hl, glevel) if glevel <= hmax else hl
+        if host_mode in ("aligned", "4k"):
+            if host_mode == "4k":
+                assert glevel == 0
+                host_mode, hl = "aligned", 0
+            else:
+                hl = r.randint(min(glevel, hmax), hmax) if glevel <= hmax else hmax
+                hl = max(hl, glevel) if glevel <= hmax else hl
             block = vm.gpa_alloc.alloc(max(hl, glevel))
             gpa_base = block + r.randrange(page_bytes(max(hl, glevel)) // page_bytes(glevel)) \
                 * page_bytes(glevel)

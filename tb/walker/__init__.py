@@ -1,0 +1,1 @@
+"""cocotb testbench of NestedWalker (docs/nested-walker.md)."""

@@ -1,0 +1,185 @@
+"""Constrained-random test of NestedWalker.
+
+XLAT_WALKER_WALKS (default 10000) walks over a random machine (xlat_tb.pagetables.Scenario:
+2-3 VMs, 2 address spaces each with partly shared tables, mixed page sizes at both stages,
+aligned and splintered huge pages, clean and set A/D bits, random permissions, a broken entry
+of every kind the formats allow), with locality (a hot set of targets that moves), random
+cmd / user, ids reused as soon as they are free (and sometimes while still busy, which the
+walker must hold), random memory latency with out-of-order answers, random bus errors,
+back-pressure on every ready, random flushes with walks in flight, and every 2500 walks an
+"OS" phase that clears A/D bits of random leaves and flushes.  The scoreboard (walker_env.py)
+checks every response, access and dirty event; every checkpoint drains and compares the
+perf_* counters; the functional-coverage summary is printed and required bins must be hit.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import cocotb
+
+from xlat_tb.backpressure import RandomGaps, random_pattern
+from xlat_tb.pagetables import Scenario
+from xlat_tb.seed import current_seed, rng as seeded_rng
+
+from .tests_directed import config
+from .walker_env import WalkerEnv
+
+CMD_WEIGHTS = (50, 30, 18, 2)
+
+
+class Stimulus:
+    def __init__(self, env: WalkerEnv, scen: Scenario, rng, n: int):
+        self.env, self.s, self.rng, self.n = env, scen, rng, n
+        vb, ab = int(env.p["vmidBits"]), int(env.p["asidBits"])
+        self.pool = [t for t in scen.targets + scen.bad if t.vmid < (1 << vb)
+                     and t.asid < (1 << ab)]
+        self.ok = [t for t in self.pool if t.kind == "ok"]
+        self.issued = 0
+        self.paused = False
+        self.hot = []
+        self._new_hot()
+
+    def _new_hot(self):
+        self.hot = self.rng.sample(self.pool, min(24, len(self.pool)))
+
+    def gen(self, cycle):
+        env, r = self.env, self.rng
+        if self.paused or self.issued >= self.n:
+            return None
+        if r.random() < 0.03 and env.inflight:
+            i = r.choice(list(env.inflight))          # an id in flight: must be held
+        else:
+            i = env.free_id()
+            if i is None:
+                return None
+        if self.issued % 400 == 0:
+            self._new_hot()
+        if r.random() < 0.7:
+            t = r.choice(self.hot)
+        elif r.random() < 0.8:
+            t = r.choice(self.ok)
+        else:
+            t = r.choice(self.pool)
+        cmd = r.choices((0, 1, 2, 3), CMD_WEIGHTS)[0]
+        self.issued += 1
+        return self.s.request(t, id=i, cmd=cmd, user=int(r.random() < 0.25)).fields()
+
+
+def clean_some_leaves(scen: Scenario, rng, p: float = 0.3) -> int:
+    """An OS pass: clear A (and D) in a random part of the leaves of every table."""
+    n = 0
+    for vm in scen.vms.values():
+        builders = [vm.host] + list(vm.spaces.values())
+        seen = set()
+        for b in builders:
+            F = b.F
+            if id(b.tables) in seen:
+                continue
+            seen.add(id(b.tables))
+            for tab, entries in b.tables.items():
+                for idx, pte in entries.items():
+                    if not F.valid(pte) or rng.random() >= p:
+                        continue
+                    # a leaf at any level: clear A/D (pointers never carry A/D we rely on)
+                    cur = scen.mem.read(tab_hpa(scen, vm, b, tab) + idx * 8)
+                    if not (cur & (F.a_mask | F.d_mask)):
+                        continue
+                    is_leaf = any(F.is_leaf(cur, lvl) for lvl in range(F.levels)) and \
+                        (F.family == "rv" or cur & (1 << 7) or _level0(b, tab))
+                    if not is_leaf:
+                        continue
+                    bits = F.d_mask if rng.random() < 0.5 else F.a_mask | F.d_mask
+                    scen.mem.write(tab_hpa(scen, vm, b, tab) + idx * 8, cur & ~bits)
+                    n += 1
+    return n
+
+
+def _level0(b, tab) -> bool:
+    lv = getattr(b, "_levels", None)
+    if lv is None:
+        lv = b._levels = {}
+        F = b.F
+
+        def rec(t, lvl):
+            lv[t] = lvl
+            for pte in b.tables.get(t, {}).values():
+                if lvl > 0 and F.valid(pte) and not F.is_leaf(pte, lvl) and \
+                        F.addr_of(pte) in b.tables:
+                    rec(F.addr_of(pte), lvl - 1)
+        rec(b.root, F.root_level)
+        for other in getattr(b, "_roots", ()):
+            rec(other, F.root_level)
+    return lv.get(tab) == 0
+
+
+def tab_hpa(scen: Scenario, vm, b, tab: int) -> int:
+    if b is vm.host:
+        return tab
+    return vm.host.lookup(tab)[0]
+
+
+@cocotb.test()
+async def test_random(dut):
+    n = int(os.environ.get("XLAT_WALKER_WALKS", "10000"))
+    rng = seeded_rng("random")
+    cfg = config()
+    seed = rng.randrange(1 << 30)
+    t0 = time.monotonic()
+    scen = Scenario.random(cfg, seed, vms=2, asids=2, regions=40, ad_clear_p=0.25)
+    gen_s = time.monotonic() - t0
+    env = WalkerEnv(dut, rng=rng, name="random", mem=scen.mem, latency=(1, 10),
+                    max_outstanding=32, req_gaps=RandomGaps(rng, 0.05),
+                    resp_ready=random_pattern(rng, "mixed"),
+                    mem_req_ready=random_pattern(rng, "mixed"),
+                    dirty_ready=random_pattern(rng, "mixed")).start()
+    env.keep_done = False
+    await env.reset()
+    env.mem.error_p = 0.002
+    stim = Stimulus(env, scen, rng, n)
+    env.req.generator = stim.gen
+    cov = env.cov
+    cov.declare("walk.ok", "fault.guest", "fault.host", "fault.reserved", "fault.address",
+                "fault.bus", "cmd0", "cmd1", "cmd2", "cmd3", "flush.kind0", "flush.kind1",
+                "flush.kind2", "flush.kind3")
+    cov.declare("dirty.data", "dirty.pageTable", "ad.write.guest", "ad.write.host",
+                required=env.hw, why="adUpdate = fault writes nothing")
+    t1 = time.monotonic()
+    next_cp, cp = 2500, 2500
+    flush_rng = seeded_rng("random.flush")
+    while stim.issued < n:
+        target = min(next_cp, n)
+        while stim.issued < target:
+            await env.loop.cycles(50)
+            if flush_rng.random() < 0.02:
+                k = flush_rng.randrange(4)
+                t = flush_rng.choice(stim.pool)
+                env.send_flush(k, t.vmid, t.asid)
+        stim.paused = True
+        await env.check_counters()
+        if env.hw:
+            cleaned = clean_some_leaves(scen, flush_rng)
+            env.send_flush(0)
+            await env.drain()
+        else:
+            cleaned = 0
+        dut._log.info("checkpoint: %d walks, cycle %d, counters match; cleaned A/D of %d "
+                      "leaves", env.counts["walks"], env.loop.cycle, cleaned)
+        stim.paused = False
+        next_cp += cp
+    await env.check_counters()
+    wall = time.monotonic() - t1
+    got = env.read_counters()
+    dut._log.info(
+        "random: seed %d, %d walks in %d cycles, %.1f s (%.0f cycles/s; scenario %.2f s); "
+        "faults %d, bus errors %d, dirty events %d, reads %d (%.2f per walk), writes %d, "
+        "PWC hits guest %d host %d, nested TLB hits %d", current_seed(), env.counts["walks"],
+        env.loop.cycle, wall, env.loop.cycle / max(wall, 1e-9), gen_s, env.counts["faults"],
+        env.counts["busErrors"], env.counts["dirtyEvents"], got["memReads"],
+        got["memReads"] / max(1, env.counts["walks"]), got["memWrites"], got["guestPwcHits"],
+        got["hostPwcHits"], got["nestedTlbHits"])
+    dut._log.info("%s", cov.report())
+    assert env.counts["walks"] == n, f"{env.counts['walks']} walks answered, {n} issued"
+    await env.finish(counters=False)
+    cov.assert_required()
