@@ -24,6 +24,23 @@ BABELFISH_PORTS = (
     + [f"perf_{c}" for c in ("lookups", "hits", "sharedHits", "crossHits", "fills", "evictions")]
 )
 
+# Port names of NestedWalker as ../shared/spec/nested-walker.md lists them.
+WALKER_PORTS = (
+    ["clock", "reset"]
+    + [f"{c}_{h}" for c in ("req", "resp", "mem_req", "mem_resp", "dirty", "flush")
+       for h in ("valid", "ready")]
+    + [f"req_bits_{f}" for f in ("id", "gva", "asid", "vmid", "gRoot", "hRoot", "cmd", "user")]
+    + [f"resp_bits_{f}" for f in ("id", "fault", "faultLevel", "faultStage", "faultGpa", "ppn",
+                                  "pageSize", "guestPageSize", "hostPageSize", "perm_r", "perm_w",
+                                  "perm_x", "perm_u", "memReads", "memWrites")]
+    + [f"mem_req_bits_{f}" for f in ("id", "addr", "write", "wdata", "wmask")]
+    + [f"mem_resp_bits_{f}" for f in ("id", "rdata", "error")]
+    + [f"dirty_bits_{f}" for f in ("gpa", "gva", "vmid", "asid")]
+    + [f"flush_bits_{f}" for f in ("kind", "vmid", "asid")]
+    + [f"perf_{c}" for c in ("walks", "memReads", "guestPwcHits", "hostPwcHits", "nestedTlbHits",
+                             "faults", "hugeGuest", "hugeAligned", "splintered")]
+)
+
 
 def generate(*args, check=False):
     cp = (BUILD / "classpath.txt").read_text().strip()
@@ -56,6 +73,19 @@ def test_named_config_emitted(config):
         assert ports["lookup_resp_bits_pageSize"]["width"] == 2
         assert all(p["width"] == 32 for n, p in ports.items() if n.startswith("perf_"))
         assert pr["sets"] * pr["ways"] + pr["superpageEntries"] == m["derived"]["entries"]
+    if m["module"] == "NestedWalker":
+        missing = [p for p in WALKER_PORTS if p not in ports]
+        assert not missing, f"spec ports missing: {missing}"
+        pr, d = m["params"], m["derived"]
+        assert ports["req_bits_gva"]["width"] == 64
+        assert ports["req_bits_gRoot"]["width"] == d["gpaBits"] - 12
+        assert ports["req_bits_hRoot"]["width"] == pr["paBits"] - 12
+        assert ports["mem_req_bits_addr"]["width"] == pr["paBits"]
+        assert ports["mem_req_bits_wdata"]["width"] == 64 and ports["mem_req_bits_wmask"]["width"] == 8
+        assert ports["mem_req_bits_id"]["width"] == pr["idBits"] == ports["resp_bits_id"]["width"]
+        assert all(p["width"] == 32 for n, p in ports.items() if n.startswith("perf_"))
+        # (g+1)(h+1)-1: the spec's 24 / 35 / 15 reads of a cold walk
+        assert d["coldReads"] == (d["guestLevels"] + 1) * (d["hostLevels"] + 1) - 1
     svh = (RTL / config / "params.svh").read_text()
     for k, v in m["params"].items():
         if isinstance(v, bool):
@@ -92,14 +122,41 @@ def test_named_sizes():
         (["storage=sram", "formalPorts=true"], "formalPorts"),
     ],
 )
-def test_illegal_parameter_is_one_clear_line(tmp_path, args, names):
-    r = generate("--out", tmp_path, "--block", "babelfish", "--name", "bad", *args)
+def test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="babelfish"):
+    r = generate("--out", tmp_path, "--block", block, "--name", "bad", *args)
     assert r.returncode == 2, r.stdout + r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
     assert lines[0].startswith("xlat.Generate: error:") and names in lines[0], lines[0]
     assert "Exception" not in lines[0] and "\tat " not in r.stderr
     assert not (tmp_path / "bad" / "manifest.json").exists()
+
+
+@pytest.mark.parametrize(
+    "args, names",
+    [
+        (["guest=sv57"], "guest"),
+        (["host=npt"], "host"),
+        (["walkers=0"], "walkers"),
+        (["walkers=17"], "walkers"),
+        (["guestPwcEntries=65"], "guestPwcEntries"),
+        (["nestedTlbEntries=-1"], "nestedTlbEntries"),
+        (["adUpdate=maybe"], "adUpdate"),
+        (["idBits=1", "walkers=4"], "walkers"),
+        (["paBits=64"], "paBits"),
+        (["vmidBits=0"], "vmidBits"),
+    ],
+)
+def test_illegal_walker_parameter_is_one_clear_line(tmp_path, args, names):
+    test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="walker")
+
+
+def test_walker_cold_reads_per_format_pair():
+    """The spec's read counts of a cold walk: 24 (4 over 4), 35 (5 over 5), 15 (Sv39 over Sv39x4)."""
+    expect = {"walker_x86": 24, "walker_x86_5": 35, "walker_rv39": 15, "walker_rv48": 24,
+              "walker_baseline": 24}
+    for c, n in expect.items():
+        assert manifest(RTL / c)["derived"]["coldReads"] == n, c
 
 
 def test_unknown_config_and_block(tmp_path):

@@ -6,6 +6,7 @@ import chisel3.RawModule
 import circt.stage.ChiselStage
 import xlat.common.Json
 import xlat.babelfish.{BabelFishParams, BabelFishTlb}
+import xlat.walker.{NestedWalker, WalkerParams}
 
 /** One configuration of one block: what the generator emits into `<out>/<config>/`. */
 case class Design(config: String, block: String, module: String, params: Product, derived: Seq[(String, Any)])(
@@ -23,6 +24,14 @@ object Blocks {
   )
   private val l2BabelFish = BabelFishParams(sets = 128, ways = 12, superpageEntries = 16, storage = "sram")
 
+  def walker(config: String, p: WalkerParams): Design =
+    Design(config, "walker", "NestedWalker", p, p.derived)(() => new NestedWalker(p))
+
+  private val formalWalker = WalkerParams(
+    guest = "sv39", host = "sv39x4", walkers = 2, guestPwcEntries = 2, hostPwcEntries = 2, nestedTlbEntries = 2,
+    idBits = 2, asidBits = 2, vmidBits = 2, paBits = 32, formalPorts = true
+  )
+
   /** Named configurations, built on demand so that one bad entry cannot stop the others. */
   val named: Seq[(String, () => Design)] = Seq(
     "babelfish_l1" -> (() => babelfish("babelfish_l1", BabelFishParams())),
@@ -30,11 +39,20 @@ object Blocks {
     "babelfish_l2" -> (() => babelfish("babelfish_l2", l2BabelFish)),
     "babelfish_l2_noshare" -> (() => babelfish("babelfish_l2_noshare", l2BabelFish.copy(sharing = false))),
     "babelfish_formal" -> (() => babelfish("babelfish_formal", formalBabelFish)),
-    "babelfish_formal_noshare" -> (() => babelfish("babelfish_formal_noshare", formalBabelFish.copy(sharing = false)))
+    "babelfish_formal_noshare" -> (() => babelfish("babelfish_formal_noshare", formalBabelFish.copy(sharing = false))),
+    "walker_x86" -> (() => walker("walker_x86", WalkerParams())),
+    "walker_x86_5" -> (() => walker("walker_x86_5", WalkerParams(guest = "x86_64_5", host = "ept5"))),
+    "walker_rv39" -> (() => walker("walker_rv39", WalkerParams(guest = "sv39", host = "sv39x4"))),
+    "walker_rv48" -> (() => walker("walker_rv48", WalkerParams(guest = "sv48", host = "sv48x4"))),
+    "walker_baseline" -> (() =>
+      walker("walker_baseline", WalkerParams(walkers = 1, guestPwcEntries = 0, hostPwcEntries = 0, nestedTlbEntries = 0))
+    ),
+    "walker_formal" -> (() => walker("walker_formal", formalWalker))
   )
 
   val blocks: Map[String, (String, Map[String, String]) => Design] = Map(
-    "babelfish" -> ((name, values) => babelfish(name, BabelFishParams.fromMap(values)))
+    "babelfish" -> ((name, values) => babelfish(name, BabelFishParams.fromMap(values))),
+    "walker" -> ((name, values) => walker(name, WalkerParams.fromMap(values)))
   )
 }
 
@@ -50,7 +68,7 @@ object Blocks {
   */
 object Generate {
   val firtoolOpts: Array[String] = Array("-disable-all-randomization", "-strip-debug-info", "--disable-layers=Verification",
-    "--lowering-options=disallowLocalVariables")
+    "--lowering-options=disallowLocalVariables,disallowPackedArrays")
 
   private def fail(msg: String): Nothing = {
     System.err.println(s"xlat.Generate: error: $msg")

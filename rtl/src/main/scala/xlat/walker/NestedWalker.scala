@@ -1,0 +1,451 @@
+package xlat.walker
+
+import chisel3._
+import chisel3.util._
+import xlat.common._
+
+/** NestedWalker: two-dimensional page walks, a guest table over a host table, several in flight.
+  *
+  * ==Structure==
+  * `walkers` walk slots ([[WalkSlot]]) share one step engine, one memory port, one A/D lock and
+  * three optional caches ([[AssocCache]]): the guest PWC (guest pointers by vmid, asid, level
+  * and VA prefix), the host PWC (host pointers by vmid, level and GPA prefix) and the nested TLB
+  * (host leaves, GPA page -> HPA page). Formats are data ([[PtFormat]]), so the same engine
+  * walks x86-64 over EPT and Sv39 over Sv39x4.
+  *
+  * ==State machine (per slot, [[WalkState]])==
+  * {{{
+  * Start -> HostStart -> (nested TLB hit) ----------------------------+
+  *              |  (miss: host PWC, then host levels)                 |
+  *              +-> ReadHost -> MemWait -> HostEntry --(pointer)--> ReadHost
+  *                                          | (leaf; A/D: Lock -> ReadLocked -> MemWait
+  *                                          |   -> WriteAd -> MemWait -> Dirty)
+  *                                          +-> HostLeafDone ---------+
+  *   page-table access: ReadGuest -> MemWait -> GuestEntry <----------+
+  *        pointer: -> HostStart (next guest level);  leaf (+A/D) -> GuestLeafDone -> HostStart
+  *   data access: -> Done (response)
+  * }}}
+  * Engine states take one turn of the step engine (round robin, one slot a cycle; each turn
+  * does at most one cache lookup or fill); issue states take the memory port (round robin); a
+  * slot has at most one access outstanding and tags it with its request id.
+  *
+  * ==Caches and flushes==
+  * A fill is provisional until its walk answers; a walk that ends in a bus error drops its
+  * fills. A flush invalidates what it names in one cycle and stops every walk in flight from
+  * filling, so no entry older than the flush survives it.
+  *
+  * See docs/nested-walker.md for every rule, fault and port.
+  */
+class NestedWalker(val p: WalkerParams) extends Module {
+  override def desiredName = "NestedWalker"
+
+  val io = FlatIO(new Bundle {
+    val req = Flipped(Decoupled(new WalkReq(p)))
+    val resp = Decoupled(new WalkResp(p))
+    val mem_req = Decoupled(new MemReq(p.idBits, p.paBits))
+    val mem_resp = Flipped(Decoupled(new MemResp(p.idBits)))
+    val dirty = Decoupled(new DirtyEvent(p))
+    val flush = Flipped(Decoupled(new WalkerFlush(p)))
+    val perf = Output(new WalkerPerf)
+    val dbg = if (p.formalPorts) Some(Output(new WalkerDbg(p))) else None
+  })
+
+  import WalkState._
+  private val g = p.g
+  private val h = p.h
+  private val W = p.walkers
+
+  // ---- address helpers ----------------------------------------------------------------------
+  /** Keeps the page-number bits above a leaf (or pointer) at `level`: clears the low 9 * level. */
+  private def keep(level: UInt, width: Int): UInt = {
+    val all = (BigInt(1) << width) - 1
+    MuxLookup(level, all.U(width.W))(
+      (1 to 3).map(l => l.U -> (all & ~((BigInt(1) << (9 * l).min(width)) - 1)).U(width.W))
+    )
+  }
+  /** The 4 KiB frame of page number `pn` inside the page of `level` based at `base`. */
+  private def frame(base: UInt, level: UInt, pn: UInt): UInt = {
+    val k = keep(level, base.getWidth)
+    (base & k) | (pn.pad(base.getWidth)(base.getWidth - 1, 0) & ~k)
+  }
+  private def entryAddr(table: UInt, index: UInt, width: Int): UInt =
+    ((table << 12) + (index << 3)).pad(width)(width - 1, 0)
+  private def allPerm: Perm = { val a = Wire(new Perm); a.r := true.B; a.w := true.B; a.x := true.B; a.u := true.B; a }
+  private def andPerm(a: Perm, b: Perm): Perm = {
+    val c = Wire(new Perm); c.r := a.r && b.r; c.w := a.w && b.w; c.x := a.x && b.x; c.u := a.u && b.u; c
+  }
+  private def inGpaRange(t: UInt): Bool = if (p.targetBits > p.gpaBits) !t(p.targetBits - 1, p.gpaBits).orR else true.B
+  private def gpnOf(t: UInt): UInt = t(p.gpaBits - 1, 12)
+  private def isCmd(c: UInt, k: Int): Bool = c === k.U
+  /** Host permission check of an access: a write needs W, a fetch X, a read R. */
+  private def hostDenies(perm: Perm, write: Bool, fetch: Bool): Bool = Mux(write, !perm.w, Mux(fetch, !perm.x, !perm.r))
+  private def guestDenies(perm: Perm, cmd: UInt, user: Bool): Bool =
+    (user && !perm.u) || (isCmd(cmd, AccessCmd.Read) && !perm.r) || (isCmd(cmd, AccessCmd.Write) && !perm.w) ||
+      (isCmd(cmd, AccessCmd.Exec) && !perm.x)
+
+  // ---- slots -------------------------------------------------------------------------------
+  private val state = RegInit(VecInit(Seq.fill(W)(Idle)))
+  private val slot = Reg(Vec(W, new WalkSlot(p)))
+  private val busy = state.map(_ =/= Idle)
+
+  // ---- caches ------------------------------------------------------------------------------
+  private val gpwc = Option.when(p.guestPwcEntries > 0)(new AssocCache(new GuestPwcEntry(p), p.guestPwcEntries, p.slotBits))
+  private val hpwc = Option.when(p.hostPwcEntries > 0)(new AssocCache(new HostPwcEntry(p), p.hostPwcEntries, p.slotBits))
+  private val ntlb = Option.when(p.nestedTlbEntries > 0)(new AssocCache(new NestedTlbEntry(p), p.nestedTlbEntries, p.slotBits))
+
+  /** Among pointer hits, those of the deepest level (the walk then skips the most reads). */
+  private def deepest[T <: Data](c: AssocCache[T], hits: Seq[Bool], level: T => UInt, top: Int): (Bool, T, UInt) = {
+    val at = (1 to top).map(l => VecInit(hits.zip(c.entries).map { case (hit, e) => hit && level(e) === l.U }))
+    val any = at.map(_.asUInt.orR)
+    c.first(Mux(any.reduce(_ || _), PriorityMux(any, at), VecInit(Seq.fill(c.n)(false.B))))
+  }
+
+  // ---- accept ------------------------------------------------------------------------------
+  private val idInFlight = (0 until W).map(i => busy(i) && slot(i).id === io.req.bits.id).reduce(_ || _)
+  private val free = state.map(_ === Idle)
+  private val freeIdx = PriorityEncoder(free)
+  io.req.ready := free.reduce(_ || _) && !idInFlight
+  when(io.req.fire) {
+    val r = io.req.bits
+    val s = WireDefault(0.U.asTypeOf(new WalkSlot(p)))
+    s.id := r.id; s.gva := r.gva; s.asid := r.asid; s.vmid := r.vmid; s.hRoot := r.hRoot; s.cmd := r.cmd
+    s.user := r.user; s.gTable := r.gRoot; s.gLevel := g.topLevel.U; s.gPerm := allPerm
+    slot(freeIdx) := s
+    state(freeIdx) := Start
+  }
+
+  // ---- step engine -------------------------------------------------------------------------
+  private val engine = new RoundRobin(W)(
+    state.map(st => Seq(Start, HostStart, HostEntry, HostLeafDone, GuestEntry, GuestLeafDone).map(_ === st).reduce(_ || _))
+  )
+  private val e = engine.index
+  private val s = slot(e)
+  private val st = state(e)
+  private val n = WireDefault(s)
+  private val nst = WireDefault(st)
+  private val canFill = !s.noFill && !io.flush.fire
+  private val hitCache = WireDefault(0.U(2.W))
+  private val hitVmid = WireDefault(s.vmid)
+  private val filled = WireDefault(false.B)
+  private val gpwcHit, hpwcHit, ntlbHit = WireDefault(false.B)
+
+  private def fault(code: Int, stage: Int, level: UInt, gpa: UInt): Unit = {
+    n.fault := code.U; n.faultStage := stage.U; n.faultLevel := level; n.faultGpa := gpa.pad(64); nst := Done
+  }
+  /** The host translated `target` to frame `hpn`: read the guest entry there, or answer. */
+  private def hostDone(hpn: UInt, size: UInt, perm: Perm): Unit = {
+    n.hSize := size; n.hPerm := perm
+    when(s.forData) { n.ppn := hpn; nst := Done }
+      .otherwise { n.pteAddr := Cat(hpn, s.target(11, 0)); nst := ReadGuest }
+  }
+
+  private val hostWrite = Mux(s.forData, isCmd(s.cmd, AccessCmd.Write), p.hardwareAd.B)
+  private val hostFetch = s.forData && isCmd(s.cmd, AccessCmd.Exec)
+  private val hostRoot = if (h.rootIndexBits > 9) s.hRoot & ~3.U((p.paBits - 12).W) else s.hRoot
+  private val gvpn = s.gva(g.inputBits - 1, 12)
+  private val gEntry = g.decode(s.pte, s.gLevel, 64)
+  private val hEntry = h.decode(s.pte, s.hLevel, p.paBits)
+
+  when(engine.valid) {
+    engine.granted()
+    slot(e) := n
+    state(e) := nst
+    switch(st) {
+      is(Start) {
+        when(isCmd(s.cmd, AccessCmd.Reserved)) { fault(Fault.Reserved, 0, 0.U, 0.U) }
+          .elsewhen(!g.inRange(s.gva)) { fault(Fault.Range, 0, g.topLevel.U, 0.U) }
+          .otherwise {
+            val (hit, ent, way) = gpwc match {
+              case Some(c) =>
+                val hits = c.valid.zip(c.entries).map { case (v, x) =>
+                  v && x.vmid === s.vmid && x.asid === s.asid && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U
+                }
+                deepest[GuestPwcEntry](c, hits, _.level, g.topLevel)
+              case None => (false.B, 0.U.asTypeOf(new GuestPwcEntry(p)), 0.U)
+            }
+            val level = Mux(hit, ent.level - 1.U, g.topLevel.U)
+            val table = Mux(hit, ent.table, s.gTable)
+            when(hit) { gpwc.foreach(_.touch(way)); gpwcHit := true.B; hitCache := 1.U; hitVmid := ent.vmid }
+            n.gLevel := level; n.gTable := table; n.gPerm := Mux(hit, ent.perm, allPerm)
+            n.target := entryAddr(table, g.index(s.gva, level), p.targetBits); n.forData := false.B
+            nst := HostStart
+          }
+      }
+      is(HostStart) {
+        val gpn = gpnOf(s.target)
+        val (tHit, tEnt, tWay) = ntlb match {
+          case Some(c) =>
+            val hits = c.valid.zip(c.entries).map { case (v, x) =>
+              v && x.vmid === s.vmid && ((x.gpn ^ gpn) & keep(x.size, x.gpn.getWidth)) === 0.U && !(hostWrite && !x.d)
+            }
+            c.first(hits)
+          case None => (false.B, 0.U.asTypeOf(new NestedTlbEntry(p)), 0.U)
+        }
+        val (pHit, pEnt, pWay) = hpwc match {
+          case Some(c) =>
+            val hits = c.valid.zip(c.entries).map { case (v, x) =>
+              v && x.vmid === s.vmid && ((x.gpn ^ gpn) & keep(x.level, x.gpn.getWidth)) === 0.U
+            }
+            deepest[HostPwcEntry](c, hits, _.level, h.topLevel)
+          case None => (false.B, 0.U.asTypeOf(new HostPwcEntry(p)), 0.U)
+        }
+        when(!inGpaRange(s.target)) { fault(Fault.Range, 1, h.topLevel.U, s.target) }
+          .elsewhen(tHit) {
+            ntlb.foreach(_.touch(tWay)); ntlbHit := true.B; hitCache := 3.U; hitVmid := tEnt.vmid
+            n.hLevel := tEnt.size
+            when(hostDenies(tEnt.perm, hostWrite, hostFetch)) { fault(Fault.Host, 1, tEnt.size, s.target) }
+              .otherwise { hostDone(frame(tEnt.base, tEnt.size, gpn), tEnt.size, tEnt.perm) }
+          }
+          .otherwise {
+            when(pHit) { hpwc.foreach(_.touch(pWay)); hpwcHit := true.B; hitCache := 2.U; hitVmid := pEnt.vmid }
+            val level = Mux(pHit, pEnt.level - 1.U, h.topLevel.U)
+            val table = Mux(pHit, pEnt.table, hostRoot)
+            n.hLevel := level; n.hPerm := Mux(pHit, pEnt.perm, allPerm)
+            n.pteAddr := entryAddr(table, h.index(s.target, level), p.paBits)
+            nst := ReadHost
+          }
+      }
+      is(HostEntry) {
+        val acc = h.accumulate(s.hPerm, hEntry.perm, hEntry.leaf)
+        val table = hEntry.ppn(p.paBits - 13, 0)
+        when(s.memErr) { fault(Fault.Bus, 1, s.hLevel, s.target) }
+          .elsewhen(!hEntry.valid) { fault(Fault.Host, 1, s.hLevel, s.target) }
+          .elsewhen(hEntry.reserved) { fault(Fault.Reserved, 1, s.hLevel, s.target) }
+          .elsewhen(hEntry.pageFault) { fault(Fault.Host, 1, s.hLevel, s.target) }
+          .elsewhen(!hEntry.leaf) {
+            hpwc.foreach { c =>
+              val x = Wire(new HostPwcEntry(p))
+              x.vmid := s.vmid; x.level := s.hLevel; x.gpn := gpnOf(s.target); x.table := table; x.perm := acc
+              when(canFill) { c.fill(x, e); filled := true.B }
+            }
+            n.hLevel := s.hLevel - 1.U; n.hPerm := acc
+            n.pteAddr := entryAddr(table, h.index(s.target, s.hLevel - 1.U), p.paBits)
+            nst := ReadHost
+          }
+          .otherwise {
+            n.hPerm := acc
+            n.leafD := hEntry.d
+            val userDenied = h.userRequired.B && !hEntry.perm.u
+            when(userDenied || hostDenies(acc, hostWrite, hostFetch)) { fault(Fault.Host, 1, s.hLevel, s.target) }
+              .elsewhen(!hEntry.a || (hostWrite && !hEntry.d)) {
+                if (p.hardwareAd) { n.adHost := true.B; n.adNeedD := hostWrite; nst := Lock }
+                else fault(Fault.Host, 1, s.hLevel, s.target)
+              }
+              .otherwise { nst := HostLeafDone }
+          }
+      }
+      is(HostLeafDone) {
+        val base = hEntry.ppn(p.paBits - 13, 0) & keep(s.hLevel, p.paBits - 12)
+        val gpn = gpnOf(s.target)
+        ntlb.foreach { c =>
+          val x = Wire(new NestedTlbEntry(p))
+          x.vmid := s.vmid; x.size := s.hLevel(1, 0); x.gpn := gpn; x.base := base; x.perm := s.hPerm; x.d := s.leafD
+          when(canFill) { c.fill(x, e); filled := true.B }
+        }
+        hostDone(frame(base, s.hLevel, gpn), s.hLevel, s.hPerm)
+      }
+      is(GuestEntry) {
+        val acc = g.accumulate(s.gPerm, gEntry.perm, gEntry.leaf)
+        val table = gEntry.ppn(g.ppnWidth - 1, 0)
+        when(s.memErr) { fault(Fault.Bus, 0, s.gLevel, s.target) }
+          .elsewhen(!gEntry.valid) { fault(Fault.Guest, 0, s.gLevel, s.target) }
+          .elsewhen(gEntry.reserved) { fault(Fault.Reserved, 0, s.gLevel, s.target) }
+          .elsewhen(gEntry.pageFault) { fault(Fault.Guest, 0, s.gLevel, s.target) }
+          .elsewhen(!gEntry.leaf) {
+            gpwc.foreach { c =>
+              val x = Wire(new GuestPwcEntry(p))
+              x.vmid := s.vmid; x.asid := s.asid; x.level := s.gLevel; x.vpn := gvpn; x.table := table; x.perm := acc
+              when(canFill) { c.fill(x, e); filled := true.B }
+            }
+            n.gLevel := s.gLevel - 1.U; n.gTable := table; n.gPerm := acc
+            n.target := entryAddr(table, g.index(s.gva, s.gLevel - 1.U), p.targetBits); n.forData := false.B
+            nst := HostStart
+          }
+          .otherwise {
+            n.gPerm := acc
+            when(guestDenies(acc, s.cmd, s.user)) { fault(Fault.Guest, 0, s.gLevel, s.target) }
+              .elsewhen(!gEntry.a || (isCmd(s.cmd, AccessCmd.Write) && !gEntry.d)) {
+                if (p.hardwareAd) { n.adHost := false.B; n.adNeedD := isCmd(s.cmd, AccessCmd.Write); nst := Lock }
+                else fault(Fault.Guest, 0, s.gLevel, s.target)
+              }
+              .otherwise { nst := GuestLeafDone }
+          }
+      }
+      is(GuestLeafDone) {
+        val base = gEntry.ppn(g.ppnWidth - 1, 0)
+        n.target := Cat(frame(base, s.gLevel, gvpn), s.gva(11, 0)).pad(p.targetBits)
+        n.forData := true.B
+        n.gSize := s.gLevel
+        nst := HostStart
+      }
+    }
+  }
+
+  // ---- memory port -------------------------------------------------------------------------
+  private val issueStates = Seq(ReadHost, ReadGuest, ReadLocked, WriteAd)
+  private val mem = new RoundRobin(W)(state.map(st => issueStates.map(_ === st).reduce(_ || _)))
+  private val m = mem.index
+  private val mWrite = state(m) === WriteAd
+  io.mem_req.valid := mem.valid
+  io.mem_req.bits.id := slot(m).id
+  io.mem_req.bits.addr := slot(m).pteAddr
+  io.mem_req.bits.write := mWrite
+  io.mem_req.bits.wdata := Mux(mWrite, slot(m).adData, 0.U)
+  io.mem_req.bits.wmask := Mux(mWrite, Mux(slot(m).adHost, (1 << h.adByte).U, (1 << g.adByte).U), 0.U)
+  when(io.mem_req.fire) {
+    mem.granted()
+    state(m) := MemWait
+    slot(m).memKind := MuxLookup(state(m).asUInt, MemKind.Write.U)(
+      Seq(
+        ReadHost.asUInt -> MemKind.HostEntry.U,
+        ReadGuest.asUInt -> MemKind.GuestEntry.U,
+        ReadLocked.asUInt -> MemKind.Locked.U
+      )
+    )
+    when(mWrite) { slot(m).memWrites := slot(m).memWrites + 1.U }.otherwise { slot(m).memReads := slot(m).memReads + 1.U }
+  }
+
+  // ---- A/D lock: one read-modify-write of a leaf at a time ------------------------------------
+  private val lockHeld = RegInit(false.B)
+  private val lock = new RoundRobin(W)(state.map(_ === Lock))
+  when(!lockHeld && lock.valid) {
+    lock.granted()
+    lockHeld := true.B
+    state(lock.index) := ReadLocked
+  }
+
+  // ---- memory responses (always accepted: each slot keeps its own entry register) ----------
+  io.mem_resp.ready := true.B
+  private val r = io.mem_resp.bits
+  private val respSlot = (0 until W).map(i => io.mem_resp.valid && state(i) === MemWait && slot(i).id === r.id)
+  for (i <- 0 until W) {
+    val sl = slot(i)
+    val aBit = Mux(sl.adHost, (BigInt(1) << h.aBit).U(64.W), (BigInt(1) << g.aBit).U(64.W))
+    val dBit = Mux(sl.adHost, (BigInt(1) << h.dBit).U(64.W), (BigInt(1) << g.dBit).U(64.W))
+    val need = aBit | Mux(sl.adNeedD, dBit, 0.U)
+    val hasA = Mux(sl.adHost, r.rdata(h.aBit), r.rdata(g.aBit))
+    val hasD = Mux(sl.adHost, r.rdata(h.dBit), r.rdata(g.dBit))
+    val resume = Mux(sl.adHost, HostLeafDone, GuestLeafDone)
+    val level = Mux(sl.adHost, sl.hLevel, sl.gLevel)
+    def busFault(): Unit = {
+      sl.fault := Fault.Bus.U; sl.faultStage := sl.adHost.asUInt; sl.faultLevel := level; sl.faultGpa := sl.target.pad(64)
+      state(i) := Done
+    }
+    when(respSlot(i)) {
+      switch(sl.memKind) {
+        is(MemKind.HostEntry.U) { sl.pte := r.rdata; sl.memErr := r.error; state(i) := HostEntry }
+        is(MemKind.GuestEntry.U) { sl.pte := r.rdata; sl.memErr := r.error; state(i) := GuestEntry }
+        is(MemKind.Locked.U) {
+          when(r.error) { lockHeld := false.B; busFault() }
+            .otherwise {
+              sl.leafD := sl.leafD || sl.adNeedD
+              when(hasA && (hasD || !sl.adNeedD)) { lockHeld := false.B; state(i) := resume }
+                .otherwise {
+                  sl.adData := r.rdata | need
+                  sl.dirtyOnWrite := sl.adHost && sl.adNeedD && !hasD
+                  state(i) := WriteAd
+                }
+            }
+        }
+        is(MemKind.Write.U) {
+          lockHeld := false.B
+          when(r.error) { busFault() }.otherwise { state(i) := Mux(sl.dirtyOnWrite, Dirty, resume) }
+        }
+      }
+    }
+  }
+
+  // ---- dirty events --------------------------------------------------------------------------
+  private val dirtyPick = new RoundRobin(W)(state.map(_ === Dirty))
+  private val ds = slot(dirtyPick.index)
+  io.dirty.valid := dirtyPick.valid
+  // Select the page numbers, not whole registers, so no slot bit is left dangling.
+  io.dirty.bits.gpa := VecInit(slot.map(x => gpnOf(x.target)))(dirtyPick.index)
+  io.dirty.bits.gva := VecInit(slot.map(_.gva(63, 12)))(dirtyPick.index)
+  io.dirty.bits.vmid := ds.vmid
+  io.dirty.bits.asid := ds.asid
+  io.dirty.bits.pageTable := !ds.forData
+  when(io.dirty.fire) { dirtyPick.granted(); state(dirtyPick.index) := HostLeafDone }
+
+  // ---- responses -----------------------------------------------------------------------------
+  private val respPick = new RoundRobin(W)(state.map(_ === Done))
+  private val rs = slot(respPick.index)
+  private val ok = rs.fault === Fault.None.U
+  io.resp.valid := respPick.valid
+  io.resp.bits.id := rs.id
+  io.resp.bits.fault := rs.fault
+  io.resp.bits.faultLevel := rs.faultLevel
+  io.resp.bits.faultStage := rs.faultStage
+  io.resp.bits.faultGpa := rs.faultGpa
+  io.resp.bits.ppn := Mux(ok, rs.ppn, 0.U)
+  io.resp.bits.guestPageSize := Mux(ok, rs.gSize(1, 0), 0.U)
+  io.resp.bits.hostPageSize := Mux(ok, rs.hSize(1, 0), 0.U)
+  io.resp.bits.pageSize := Mux(ok, Mux(rs.gSize < rs.hSize, rs.gSize, rs.hSize)(1, 0), 0.U)
+  io.resp.bits.perm := Mux(ok, andPerm(rs.gPerm, rs.hPerm), 0.U.asTypeOf(new Perm))
+  io.resp.bits.memReads := rs.memReads
+  io.resp.bits.memWrites := rs.memWrites
+  when(io.resp.fire) {
+    respPick.granted()
+    state(respPick.index) := Idle
+    for (c <- Seq(gpwc, hpwc, ntlb)) c.foreach { c =>
+      when(rs.fault === Fault.Bus.U) { c.drop(respPick.index) }.otherwise { c.confirm(respPick.index) }
+    }
+  }
+
+  // ---- flush ---------------------------------------------------------------------------------
+  io.flush.ready := true.B
+  private val fk = io.flush.bits.kind
+  private val flushAll = fk === FlushKind.All.U || fk === 3.U
+  when(io.flush.fire) {
+    for (i <- 0 until W) when(busy(i)) { slot(i).noFill := true.B }
+    gpwc.foreach(c =>
+      c.invalidate(c.entries.map { x =>
+        flushAll || (x.vmid === io.flush.bits.vmid &&
+          (fk === FlushKind.Vmid.U || (fk === FlushKind.VmidAsid.U && x.asid === io.flush.bits.asid)))
+      })
+    )
+    hpwc.foreach(c => c.invalidate(c.entries.map(x => flushAll || (fk === FlushKind.Vmid.U && x.vmid === io.flush.bits.vmid))))
+    ntlb.foreach(c => c.invalidate(c.entries.map(x => flushAll || (fk === FlushKind.Vmid.U && x.vmid === io.flush.bits.vmid))))
+  }
+
+  // ---- counters ------------------------------------------------------------------------------
+  private val success = io.resp.fire && ok
+  private val huge = success && rs.gSize =/= 0.U
+  io.perf.walks := PerfCounter(io.resp.fire)
+  io.perf.memReads := PerfCounter(io.mem_req.fire && !mWrite)
+  io.perf.memWrites := PerfCounter(io.mem_req.fire && mWrite)
+  io.perf.guestPwcHits := PerfCounter(engine.valid && gpwcHit)
+  io.perf.hostPwcHits := PerfCounter(engine.valid && hpwcHit)
+  io.perf.nestedTlbHits := PerfCounter(engine.valid && ntlbHit)
+  io.perf.faults := PerfCounter(io.resp.fire && !ok)
+  io.perf.busErrors := PerfCounter(io.resp.fire && rs.fault === Fault.Bus.U)
+  io.perf.dirtyEvents := PerfCounter(io.dirty.fire)
+  io.perf.hugeGuest := PerfCounter(huge)
+  io.perf.hugeAligned := PerfCounter(huge && rs.hSize >= rs.gSize)
+  io.perf.splintered := PerfCounter(huge && rs.hSize < rs.gSize)
+  io.perf.flushes := PerfCounter(io.flush.fire)
+  io.perf.badFlushes := PerfCounter(io.flush.fire && fk === 3.U)
+  io.perf.badMemResps := PerfCounter(io.mem_resp.valid && !respSlot.reduce(_ || _))
+  io.perf.idStalls := PerfCounter(io.req.valid && idInFlight)
+
+  // ---- proof views ---------------------------------------------------------------------------
+  io.dbg.foreach { d =>
+    for (i <- 0 until W) {
+      d.slotBusy(i) := busy(i); d.slotId(i) := slot(i).id; d.slotReads(i) := slot(i).memReads
+      d.slotWrites(i) := slot(i).memWrites; d.slotNoFill(i) := slot(i).noFill; d.slotMemWait(i) := state(i) === MemWait
+    }
+    d.lockHeld := lockHeld
+    def view[T <: Data](c: Option[AssocCache[T]], valid: Vec[Bool], vmid: Vec[UInt], vmidOf: T => UInt): Unit = c match {
+      case Some(c) => valid := c.valid; vmid := VecInit(c.entries.map(vmidOf))
+      case None    => valid := VecInit(Seq.fill(valid.size)(false.B)); vmid := VecInit(Seq.fill(vmid.size)(0.U))
+    }
+    view[GuestPwcEntry](gpwc, d.gpwcValid, d.gpwcVmid, _.vmid)
+    view[HostPwcEntry](hpwc, d.hpwcValid, d.hpwcVmid, _.vmid)
+    view[NestedTlbEntry](ntlb, d.ntlbValid, d.ntlbVmid, _.vmid)
+    d.hitCache := Mux(engine.valid, hitCache, 0.U)
+    d.hitVmid := hitVmid
+    d.fillValid := engine.valid && filled
+    d.fillSlot := e
+    d.respHostPerm := rs.hPerm
+  }
+}

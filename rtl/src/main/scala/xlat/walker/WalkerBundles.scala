@@ -1,0 +1,142 @@
+package xlat.walker
+
+import chisel3._
+import xlat.common.Perm
+
+/** A walk request: translate `gva` for (vmid, asid) through guest and host tables. */
+class WalkReq(p: WalkerParams) extends Bundle {
+  val id = UInt(p.idBits.W)
+  val gva = UInt(64.W)
+  val asid = UInt(p.asidBits.W)
+  val vmid = UInt(p.vmidBits.W)
+  /** Guest root table, a guest-physical page number. */
+  val gRoot = UInt((p.gpaBits - 12).W)
+  /** Host root table, a host-physical page number. */
+  val hRoot = UInt((p.paBits - 12).W)
+  val cmd = UInt(2.W)
+  val user = Bool()
+}
+
+object Fault {
+  val width = 3
+  val None = 0
+  val Guest = 1
+  val Host = 2
+  val Bus = 3
+  val Reserved = 4
+  val Range = 5
+}
+
+class WalkResp(p: WalkerParams) extends Bundle {
+  val id = UInt(p.idBits.W)
+  val fault = UInt(Fault.width.W)
+  val faultLevel = UInt(3.W)
+  /** 0 guest, 1 host. */
+  val faultStage = UInt(1.W)
+  val faultGpa = UInt(64.W)
+  /** Host frame of the 4 KiB page holding gva. */
+  val ppn = UInt((p.paBits - 12).W)
+  val pageSize = UInt(2.W)
+  val guestPageSize = UInt(2.W)
+  val hostPageSize = UInt(2.W)
+  val perm = new Perm
+  val memReads = UInt(8.W)
+  val memWrites = UInt(8.W)
+}
+
+/** A host leaf's D bit went 0 -> 1 (what PmlLogger consumes). */
+class DirtyEvent(p: WalkerParams) extends Bundle {
+  val gpa = UInt((p.gpaBits - 12).W)
+  val gva = UInt(52.W)
+  val vmid = UInt(p.vmidBits.W)
+  val asid = UInt(p.asidBits.W)
+  /** The page is a guest page table the walk read, not the page it translated. */
+  val pageTable = Bool()
+}
+
+object FlushKind {
+  val All = 0
+  val Vmid = 1
+  val VmidAsid = 2
+}
+
+class WalkerFlush(p: WalkerParams) extends Bundle {
+  val kind = UInt(2.W)
+  val vmid = UInt(p.vmidBits.W)
+  val asid = UInt(p.asidBits.W)
+}
+
+class WalkerPerf extends Bundle {
+  val walks = UInt(32.W)
+  val memReads = UInt(32.W)
+  val memWrites = UInt(32.W)
+  val guestPwcHits = UInt(32.W)
+  val hostPwcHits = UInt(32.W)
+  val nestedTlbHits = UInt(32.W)
+  val faults = UInt(32.W)
+  val busErrors = UInt(32.W)
+  val dirtyEvents = UInt(32.W)
+  val hugeGuest = UInt(32.W)
+  val hugeAligned = UInt(32.W)
+  val splintered = UInt(32.W)
+  val flushes = UInt(32.W)
+  val badFlushes = UInt(32.W)
+  val badMemResps = UInt(32.W)
+  val idStalls = UInt(32.W)
+}
+
+/** Guest PWC: a guest pointer at `level` for the VA prefix above that level's index. */
+class GuestPwcEntry(p: WalkerParams) extends Bundle {
+  val vmid = UInt(p.vmidBits.W)
+  val asid = UInt(p.asidBits.W)
+  val level = UInt(p.levelBits.W)
+  val vpn = UInt((p.g.inputBits - 12).W)
+  /** The next table, a guest-physical page number. */
+  val table = UInt((p.targetBits - 12).W)
+  val perm = new Perm
+}
+
+/** Host PWC: a host pointer at `level` for the GPA prefix above that level's index. */
+class HostPwcEntry(p: WalkerParams) extends Bundle {
+  val vmid = UInt(p.vmidBits.W)
+  val level = UInt(p.levelBits.W)
+  val gpn = UInt((p.gpaBits - 12).W)
+  val table = UInt((p.paBits - 12).W)
+  val perm = new Perm
+}
+
+/** Nested TLB: a host leaf, GPA page -> HPA page at the leaf's size. */
+class NestedTlbEntry(p: WalkerParams) extends Bundle {
+  val vmid = UInt(p.vmidBits.W)
+  val size = UInt(2.W)
+  val gpn = UInt((p.gpaBits - 12).W)
+  val base = UInt((p.paBits - 12).W)
+  val perm = new Perm
+  val d = Bool()
+}
+
+/** Views for the proofs (formalPorts only). */
+class WalkerDbg(p: WalkerParams) extends Bundle {
+  val slotBusy = Vec(p.walkers, Bool())
+  val slotId = Vec(p.walkers, UInt(p.idBits.W))
+  val slotReads = Vec(p.walkers, UInt(8.W))
+  val slotWrites = Vec(p.walkers, UInt(8.W))
+  val slotNoFill = Vec(p.walkers, Bool())
+  val slotMemWait = Vec(p.walkers, Bool())
+  val lockHeld = Bool()
+  val gpwcValid = Vec(p.guestPwcEntries.max(1), Bool())
+  val gpwcVmid = Vec(p.guestPwcEntries.max(1), UInt(p.vmidBits.W))
+  val hpwcValid = Vec(p.hostPwcEntries.max(1), Bool())
+  val hpwcVmid = Vec(p.hostPwcEntries.max(1), UInt(p.vmidBits.W))
+  val ntlbValid = Vec(p.nestedTlbEntries.max(1), Bool())
+  val ntlbVmid = Vec(p.nestedTlbEntries.max(1), UInt(p.vmidBits.W))
+  /** The step engine used a cache entry this cycle: which cache (0 none, 1 guest PWC, 2 host
+    * PWC, 3 nested TLB), its vmid. */
+  val hitCache = UInt(2.W)
+  val hitVmid = UInt(p.vmidBits.W)
+  /** The step engine filled a cache entry this cycle, for the slot `fillSlot`. */
+  val fillValid = Bool()
+  val fillSlot = UInt(p.slotBits.W)
+  /** Host permission of the final mapping in a success response (r, w, x). */
+  val respHostPerm = new Perm
+}
