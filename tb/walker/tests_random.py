@@ -127,7 +127,8 @@ async def test_random(dut):
     cfg = config()
     seed = rng.randrange(1 << 30)
     t0 = time.monotonic()
-    scen = Scenario.random(cfg, seed, vms=2, asids=2, regions=40, ad_clear_p=0.25)
+    scen = Scenario.random(cfg, seed, vms=2, asids=2, regions=40, ad_clear_p=0.25,
+                           pt_ad_clear_p=0.25)
     gen_s = time.monotonic() - t0
     env = WalkerEnv(dut, rng=rng, name="random", mem=scen.mem, latency=(1, 10),
                     max_outstanding=32, req_gaps=RandomGaps(rng, 0.05),

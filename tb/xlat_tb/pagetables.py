@@ -623,7 +623,8 @@ class Scenario:
     def random(cls, cfg: WalkerConfig, seed: int, *, vms: int = 2, asids: int = 2,
                regions: int = 40, addrs_per_region: int = 3, bad: bool = True,
                ad_clear_p: float = 0.2, perm_random: bool = True, pool_p: float = 0.5,
-               share_p: float = 0.5, vmid_base: int = 1, asid_base: int = 1) -> "Scenario":
+               share_p: float = 0.5, vmid_base: int = 1, asid_base: int = 1,
+               pt_ad_clear_p: float | None = None) -> "Scenario":
         """VMs 1..vms, each with ``asids`` guest spaces (the second may share lower tables with
         the first), ``regions`` guest pages per space with mixed guest sizes (4K 50 %,
         larger the rest) over aligned / splintered host pages, bad targets of every kind the
@@ -633,7 +634,8 @@ class Scenario:
         s.ad_clear_p = ad_clear_p
         # fault mode: guest-table pages behind a host leaf with A clear would fail whole
         # subtrees; the directed tests cover that case
-        s.host_pt_ad_clear_p = ad_clear_p / 4 if cfg.adUpdate == "hardware" else 0.0
+        s.host_pt_ad_clear_p = (ad_clear_p / 4 if pt_ad_clear_p is None else pt_ad_clear_p) \
+            if cfg.adUpdate == "hardware" else 0.0
         s.perm_random = perm_random
         G, H = s.G, s.H
         glevels = G.leaf_levels()
