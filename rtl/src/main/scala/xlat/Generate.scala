@@ -7,10 +7,15 @@ import circt.stage.ChiselStage
 import xlat.common.Json
 import xlat.babelfish.{BabelFishParams, BabelFishTlb}
 import xlat.walker.{NestedWalker, WalkerParams}
+import xlat.pml.{PmlLogger, PmlParams, PmlRegs}
 
 /** One configuration of one block: what the generator emits into `<out>/<config>/`. */
 case class Design(config: String, block: String, module: String, params: Product, derived: Seq[(String, Any)])(
-    val elaborate: () => RawModule
+    val elaborate: () => RawModule,
+    /** More manifest entries (e.g. a register map). */
+    val extraManifest: Seq[(String, Any)] = Seq(),
+    /** Files written beside the Verilog: (path relative to the configuration's folder, text). */
+    val extraFiles: Seq[(String, String)] = Seq()
 )
 
 /** Blocks the generator knows: parameters from text, and the named configurations. */
@@ -26,6 +31,19 @@ object Blocks {
 
   def walker(config: String, p: WalkerParams): Design =
     Design(config, "walker", "NestedWalker", p, p.derived)(() => new NestedWalker(p))
+
+  def pml(config: String, p: PmlParams): Design =
+    Design(config, "pml", "PmlLogger", p, p.derived)(
+      () => new PmlLogger(p),
+      extraManifest = Seq("registers" -> PmlRegs.json(p)),
+      extraFiles = Seq("xlat_pml.h" -> PmlRegs.cHeader(p, config), "registers.md" -> PmlRegs.markdown(p)) ++
+        (if (config == "pml_default") Seq("../../include/xlat_pml.h" -> PmlRegs.cHeader(p, config)) else Seq())
+    )
+
+  private val formalPml = PmlParams(
+    contexts = 2, entries = 4, queueDepth = 2, idBits = 2, paBits = 32, vaBits = 39, vmidBits = 2, asidBits = 2,
+    formalPorts = true
+  )
 
   private val formalWalker = WalkerParams(
     guest = "sv39", host = "sv39x4", walkers = 2, guestPwcEntries = 2, hostPwcEntries = 2, nestedTlbEntries = 2,
@@ -47,12 +65,16 @@ object Blocks {
     "walker_baseline" -> (() =>
       walker("walker_baseline", WalkerParams(walkers = 1, guestPwcEntries = 0, hostPwcEntries = 0, nestedTlbEntries = 0))
     ),
-    "walker_formal" -> (() => walker("walker_formal", formalWalker))
+    "walker_formal" -> (() => walker("walker_formal", formalWalker)),
+    "pml_default" -> (() => pml("pml_default", PmlParams())),
+    "pml_dedup" -> (() => pml("pml_dedup", PmlParams(dedupEntries = 8))),
+    "pml_formal" -> (() => pml("pml_formal", formalPml))
   )
 
   val blocks: Map[String, (String, Map[String, String]) => Design] = Map(
     "babelfish" -> ((name, values) => babelfish(name, BabelFishParams.fromMap(values))),
-    "walker" -> ((name, values) => walker(name, WalkerParams.fromMap(values)))
+    "walker" -> ((name, values) => walker(name, WalkerParams.fromMap(values))),
+    "pml" -> ((name, values) => pml(name, PmlParams.fromMap(values)))
   )
 }
 
@@ -181,15 +203,22 @@ object Generate {
     val params = d.params.productElementNames.zip(d.params.productIterator).toSeq
     val ps = ports(sv, d.module)
     val manifest = Json.Obj(
-      "config" -> d.config,
-      "block" -> d.block,
-      "module" -> d.module,
-      "params" -> Json.Obj(params: _*),
-      "derived" -> Json.Obj(d.derived: _*),
-      "files" -> files.toSeq,
-      "ports" -> ps.map { case (n, dir, w) => Json.Obj("name" -> n, "direction" -> dir, "width" -> w) }
+      (Seq(
+        "config" -> d.config,
+        "block" -> d.block,
+        "module" -> d.module,
+        "params" -> Json.Obj(params: _*),
+        "derived" -> Json.Obj(d.derived: _*),
+        "files" -> files.toSeq,
+        "ports" -> ps.map { case (n, dir, w) => Json.Obj("name" -> n, "direction" -> dir, "width" -> w) }
+      ) ++ d.extraManifest): _*
     )
     Files.write(dir.resolve("manifest.json"), (Json.write(manifest) + "\n").getBytes)
+    for ((rel, text) <- d.extraFiles) {
+      val f = dir.resolve(rel).normalize()
+      Files.createDirectories(f.getParent)
+      Files.write(f, text.getBytes)
+    }
     val svh = (params ++ d.derived).collect {
       case (k, v: Int)     => s"localparam P_${upperSnake(k)} = $v;"
       case (k, v: Boolean) => s"localparam P_${upperSnake(k)} = ${if (v) 1 else 0};"

@@ -4,25 +4,34 @@ import chisel3._
 import chisel3.util._
 
 /** Fair choice of one requester a cycle: the first requester after the last one granted.
-  * Walk slots compete for the walker's step engine, memory port, A/D lock and output channels;
-  * round robin keeps one busy slot from starving the others.
+  * Walk slots and contexts compete for step engines, memory ports and output channels; round
+  * robin keeps one busy requester from starving the others.
+  *
+  * A choice that was not granted is kept while its requester still asks, so an output channel
+  * driven by the choice holds its valid and bits until `ready` (the library's channel rule).
   */
 class RoundRobin(n: Int) {
   private val bits = log2Ceil(n).max(1)
   private val last = RegInit((n - 1).U(bits.W))
+  private val heldValid = RegInit(false.B)
+  private val heldIndex = RegInit(0.U(bits.W))
+  private val grant = WireDefault(false.B)
   val valid: Bool = Wire(Bool())
   val index: UInt = Wire(UInt(bits.W))
 
   /** Connect the requests; call `granted()` in the cycles the choice is used. */
   def apply(req: Seq[Bool]): RoundRobin = {
     require(req.size == n)
+    val any = VecInit(req)
     // Order: last+1 .. n-1, then 0 .. last.
     val after = VecInit((0 until n).map(i => req(i) && i.U > last))
-    val any = VecInit(req)
+    val fresh = Mux(after.asUInt.orR, PriorityEncoder(after), PriorityEncoder(any))
     valid := any.asUInt.orR
-    index := Mux(after.asUInt.orR, PriorityEncoder(after), PriorityEncoder(any))
+    index := Mux(heldValid && any(heldIndex), heldIndex, fresh)
+    heldValid := valid && !grant
+    heldIndex := index
     this
   }
 
-  def granted(): Unit = last := index
+  def granted(): Unit = { grant := true.B; last := index }
 }

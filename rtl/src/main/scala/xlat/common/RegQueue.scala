@@ -1,0 +1,33 @@
+package xlat.common
+
+import chisel3._
+import chisel3.util._
+
+/** A first-in first-out queue of `depth` entries in flops.
+  *
+  * Unlike chisel3.util.Queue it keeps its entries in registers, not a memory: firtool turns a
+  * small `Mem` into a separate memory module with an unused read clock, which lint rejects, and
+  * the queues of the library are a few entries deep.
+  */
+class RegQueue[T <: Data](gen: T, depth: Int) extends Module {
+  require(depth >= 1, s"RegQueue depth must be >= 1, got $depth")
+  private val ptrBits = log2Ceil(depth).max(1)
+  val io = IO(new Bundle {
+    val enq = Flipped(Decoupled(gen))
+    val deq = Decoupled(gen)
+    val count = Output(UInt(log2Ceil(depth + 1).W))
+  })
+  private val data = Reg(Vec(depth, gen))
+  private val head = RegInit(0.U(ptrBits.W))
+  private val tail = RegInit(0.U(ptrBits.W))
+  private val count = RegInit(0.U(log2Ceil(depth + 1).W))
+  private def next(p: UInt): UInt = if (isPow2(depth)) p + 1.U else Mux(p === (depth - 1).U, 0.U, p + 1.U)
+
+  io.enq.ready := count =/= depth.U
+  io.deq.valid := count =/= 0.U
+  io.deq.bits := data(head)
+  io.count := count
+  when(io.enq.fire) { data(tail) := io.enq.bits; tail := next(tail) }
+  when(io.deq.fire) { head := next(head) }
+  count := count + io.enq.fire.asUInt - io.deq.fire.asUInt
+}

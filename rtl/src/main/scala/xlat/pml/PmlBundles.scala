@@ -1,0 +1,68 @@
+package xlat.pml
+
+import chisel3._
+
+/** A page became dirty (NestedWalker's `dirty` channel). */
+class PmlDirty(p: PmlParams) extends Bundle {
+  val gpa = UInt((p.paBits - 12).W)
+  val gva = UInt((p.vaBits - 12).W)
+  val vmid = UInt(p.vmidBits.W)
+  val asid = UInt(p.asidBits.W)
+}
+
+class CsrReq extends Bundle {
+  val addr = UInt(16.W)
+  val write = Bool()
+  val wdata = UInt(64.W)
+}
+
+class CsrResp extends Bundle {
+  val rdata = UInt(64.W)
+  val error = Bool()
+}
+
+class PmlExit(p: PmlParams) extends Bundle {
+  val vmid = UInt(p.vmidBits.W)
+  val reason = UInt(16.W)
+}
+
+class PmlGuestIrq(p: PmlParams) extends Bundle {
+  val vmid = UInt(p.vmidBits.W)
+  val vector = UInt(p.irqVectorBits.W)
+}
+
+/** An event waiting in its context's queue, with the parts it still owes. */
+class PmlEvent(p: PmlParams) extends Bundle {
+  val gpa = UInt((p.paBits - 12).W)
+  val gva = UInt((p.vaBits - 12).W)
+  val pml = Bool()
+  val guest = Bool()
+}
+
+class PmlPerf extends Bundle {
+  val logged = UInt(32.W)
+  val guestLogged = UInt(32.W)
+  val exits = UInt(32.W)
+  val guestIrqs = UInt(32.W)
+  val stallCycles = UInt(32.W)
+  val writeErrors = UInt(32.W)
+  val ignored = UInt(32.W)
+  val deduped = UInt(32.W)
+  val badCsrs = UInt(32.W)
+  val badMemResps = UInt(32.W)
+}
+
+/** Views for the proofs (formalPorts only). */
+class PmlDbg(p: PmlParams) extends Bundle {
+  val pmlIndex = Vec(p.contexts, UInt(16.W))
+  val gpmlIndex = Vec(p.contexts, UInt(16.W))
+  val pmlAddr = Vec(p.contexts, UInt((p.paBits - 12).W))
+  val gpmlAddr = Vec(p.contexts, UInt((p.paBits - 12).W))
+  val full = Vec(p.contexts, Bool())
+  val guestFull = Vec(p.contexts, Bool())
+  val queueCount = Vec(p.contexts, UInt(8.W))
+  /** The write in the output register: its context and buffer (1 = guest). */
+  val outCtx = UInt(p.ctxBits.W)
+  val outGuest = Bool()
+  val outstanding = UInt((p.idBits + 1).W)
+}
