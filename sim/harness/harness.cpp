@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "Vdut.h"
+#include "common.h"
 #include "verilated.h"
 #include "xlat_params.h"
 
@@ -33,14 +34,10 @@ static_assert(P_PPN_BITS <= 63 && P_PC_BITS <= 64, "ppn/pc must fit in 64-bit po
 
 namespace {
 
-[[noreturn]] void die(const char* fmt, const char* a = "", long long b = 0) {
-    std::fprintf(stderr, "harness: error: ");
-    std::fprintf(stderr, fmt, a, b);
-    std::fprintf(stderr, "\n");
-    std::exit(2);
-}
-
-constexpr uint64_t mask(int bits) { return bits >= 64 ? ~0ULL : ((1ULL << bits) - 1); }
+using xlat::die;  // sim/harness/common.h, shared with walker.cpp
+using xlat::mask;
+using xlat::pct;
+using xlat::readv;
 
 // ---- permission bits of the page map (same encoding as sim/traceio.py)
 enum : uint8_t { PR = 1, PW = 2, PX = 4, PU = 8, PD = 16, PCOW = 32 };
@@ -70,19 +67,9 @@ struct Trace {
     std::vector<uint8_t> aCmd;
 };
 
-template <class T>
-void readv(FILE* f, std::vector<T>& v, uint64_t n, const char* what) {
-    v.resize(n);
-    if (n && std::fread(v.data(), sizeof(T), n, f) != n) die("short read in %s", what);
-}
-
 Trace load(const char* path) {
-    FILE* f = std::fopen(path, "rb");
-    if (!f) die("cannot open %s", path);
-    char magic[8];
+    FILE* f = xlat::open_input(path, "XLATBF01");
     uint64_t hdr[3];
-    if (std::fread(magic, 1, 8, f) != 8 || std::memcmp(magic, "XLATBF01", 8) != 0)
-        die("%s is not an xlat harness trace (magic XLATBF01)", path);
     if (std::fread(hdr, 8, 3, f) != 3) die("short header in %s", path);
     Trace t;
     readv(f, t.procGroup, hdr[0], "procs");
@@ -181,7 +168,7 @@ class Harness {
         d.lookup_req_valid = 0;
         int waited = 1;
         while (!d.lookup_resp_valid) {
-            if (++waited > P_LATENCY + 1) die("no lookup response after %s%lld cycles", "", waited);
+            if (++waited > P_LATENCY + 1) die("no lookup response after %s%lld cycles", "", (long long)waited);
             cycle();
         }
         st.lookups++;
@@ -277,13 +264,6 @@ Args parse(int argc, char** argv) {
     }
     if (a.trace.empty() || a.out.empty()) die("--trace and --out are required%s", "");
     return a;
-}
-
-double pct(std::vector<uint64_t> v, double q) {
-    if (v.empty()) return 0;
-    std::sort(v.begin(), v.end());
-    size_t i = (size_t)std::min<double>(v.size() - 1, q * (v.size() - 1) + 0.5);
-    return (double)v[i];
 }
 
 }  // namespace
