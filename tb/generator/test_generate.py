@@ -217,3 +217,20 @@ def test_pml_header_compiles(tmp_path):
     r = subprocess.run(["gcc", "-c", "-Wall", "-Werror", "-I", str(BUILD / "include"), str(src), "-o", str(tmp_path / "t.o")],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_module_prefix_avoids_collisions(tmp_path):
+    """Two configurations of one block emitted with --prefix share no module name, and the
+    manifest names the prefixed top."""
+    generate("--out", tmp_path / "a", "--prefix", "A", "--config", "babelfish_formal", check=True)
+    generate("--out", tmp_path / "b", "--prefix", "B", "--config", "babelfish_formal", check=True)
+    names = []
+    for d in ("a", "b"):
+        m = manifest(tmp_path / d / "babelfish_formal")
+        assert m["module"] == d.upper() + "_BabelFishTlb"
+        for f in m["files"]:
+            text = (tmp_path / d / "babelfish_formal" / f).read_text()
+            names += [l.split()[1].split("(")[0] for l in text.splitlines() if l.startswith("module ")]
+    assert len(names) == len(set(names)) and all(n[:2] in ("A_", "B_") for n in names), names
+    r = generate("--out", tmp_path, "--prefix", "9x", "--config", "babelfish_formal")
+    assert r.returncode == 2 and "--prefix" in r.stderr
