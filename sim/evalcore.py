@@ -1,0 +1,98 @@
+"""Pieces of `make eval` shared by every block's evaluation (sim/eval.py: BabelFishTlb,
+sim/walker_eval.py: NestedWalker): progress output, cached harness builds (with on-demand
+test-only configurations), the parallel run pool with progress and ETA, and Markdown tables."""
+from __future__ import annotations
+
+import concurrent.futures as cf
+import threading
+import time
+from pathlib import Path
+
+import harness_build as hbuild
+
+_print_lock = threading.Lock()
+
+
+def say(msg: str) -> None:
+    with _print_lock:
+        print(msg, flush=True)
+
+
+def fmt_t(s: float) -> str:
+    return f"{s:.0f} s" if s < 120 else f"{s / 60:.1f} min"
+
+
+def ensure_test_config(block: str, name: str, params: dict) -> str | None:
+    """Generate a test-only configuration into build/sim/rtl_tb/<name>/ on demand (the
+    testbenches' tb/xlat_tb/generate.py, regenerated when the generator is newer or the
+    parameters differ). Returns None when it succeeded, else the reason it cannot be had."""
+    from xlat_tb.generate import ensure_config
+    try:
+        ensure_config(block, name, params)
+        return None
+    except BaseException as e:  # noqa: BLE001  (pytest's skip/fail outcomes outside pytest)
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        return f"{type(e).__name__}: {str(e).strip()[:300]}"
+
+
+def build_configs(configs: list[str], obj_root: Path, tag: str = "build",
+                  test_only: dict | None = None, block: str = "") -> tuple[dict, dict, dict]:
+    """Build (or reuse) the harness of every configuration, one after another (each build
+    runs `make -j2`). ``test_only`` {name: params} are generated first when needed.
+    Returns (exes {config: path}, build_times {config: text}, skipped {config: reason})."""
+    exes, times, skipped = {}, {}, {}
+    for i, c in enumerate(configs, 1):
+        if test_only and c in test_only:
+            why = ensure_test_config(block, c, test_only[c])
+            if why:
+                skipped[c] = why
+                say(f"[{tag} {i}/{len(configs)}] {c}: SKIPPED (test-only configuration not generated: {why})")
+                continue
+        t0 = time.monotonic()
+        try:
+            exes[c] = hbuild.build(c, Path(obj_root), log=lambda m, i=i: say(f"[{tag} {i}/{len(configs)}] {m}"))
+        except FileNotFoundError as e:
+            skipped[c] = str(e)
+            say(f"[{tag} {i}/{len(configs)}] {c}: SKIPPED ({e})")
+            continue
+        dt = time.monotonic() - t0
+        full = hbuild.last_build_seconds(c, Path(obj_root))
+        times[c] = f"{dt:.0f}" if dt > 2 else f"cached (full build {full} s)" if full else "cached"
+    return exes, times, skipped
+
+
+def run_pool(jobs: list, fn, *, workers: int, weight=lambda j: 1, describe=lambda j, r: "",
+             tag: str = "run") -> tuple[list, list]:
+    """Run fn(job) for every job on ``workers`` threads (each job is typically one harness
+    process), printing one progress line per finished job with the elapsed time and an ETA
+    from the finished jobs' weights. Returns (results in completion order, failure messages)."""
+    total = sum(weight(j) for j in jobs)
+    done_w, done, results, failures = 0, 0, [], []
+    t0 = time.monotonic()
+    with cf.ThreadPoolExecutor(max_workers=max(1, workers)) as ex:
+        futs = {ex.submit(fn, j): j for j in jobs}
+        for f in cf.as_completed(futs):
+            j = futs[f]
+            done += 1
+            done_w += weight(j)
+            try:
+                r = f.result()
+            except Exception as e:  # noqa: BLE001
+                failures.append(str(e))
+                say(f"[{tag} {done:2d}/{len(jobs)}] FAILED {describe(j, None)}: {e}")
+                continue
+            results.append(r)
+            el = time.monotonic() - t0
+            eta = el * (total - done_w) / max(done_w, 1e-9)
+            say(f"[{tag} {done:2d}/{len(jobs)}] {describe(j, r)}  [{fmt_t(el)} elapsed, ~{fmt_t(eta)} left]")
+    return results, failures
+
+
+def md_table(header: list[str], rows: list[list], align: str | None = None) -> list[str]:
+    """Markdown table lines; ``align`` one character per column ('l' or 'r')."""
+    al = align or "l" * len(header)
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join("---:" if a == "r" else "---" for a in al) + "|"]
+    out += ["| " + " | ".join(str(x) for x in r) + " |" for r in rows]
+    return out
