@@ -2,7 +2,7 @@
 """xlat FPGA flow: per configuration, Yosys synth_ecp5 + nextpnr-ecp5 (Fmax, LUT4, FF, DP16KD)
 and Yosys synth_xilinx (LUT6, FF, RAMB), then build/fpga/report.md, results.json, results.csv.
 
-    fpga/fpga.py --out build/fpga                       # the four BabelFishTlb configurations
+    fpga/fpga.py --out build/fpga                       # BabelFishTlb and NestedWalker configurations
     fpga/fpga.py --out build/fpga/smoke --quick         # smoke run on babelfish_formal
 
 See fpga/README.md for the method (wrapper, device, how to read the report).
@@ -28,11 +28,26 @@ sys.path.insert(0, os.path.join(ROOT, "tb"))
 import gen_wrapper  # noqa: E402
 from xlat_tb.manifest import load_manifest  # noqa: E402  (the one manifest reader)
 
-DEFAULT_CONFIGS = ["babelfish_l1", "babelfish_l1_noshare", "babelfish_l2", "babelfish_l2_noshare"]
+DEFAULT_CONFIGS = ["babelfish_l1", "babelfish_l1_noshare", "babelfish_l2", "babelfish_l2_noshare",
+                   "walker_x86", "walker_baseline"]
 QUICK_CONFIGS = ["babelfish_formal"]
-# Sharing on/off pairs for the ratio table: (label, sharing on, sharing off).
-PAIRS = [("BabelFishTlb L1", "babelfish_l1", "babelfish_l1_noshare"),
-         ("BabelFishTlb L2", "babelfish_l2", "babelfish_l2_noshare")]
+# Mechanism vs baseline of the same generator, for the ratio table:
+# (label, mechanism config, baseline config, what the mechanism is).
+PAIRS = [("BabelFishTlb L1", "babelfish_l1", "babelfish_l1_noshare", "sharing"),
+         ("BabelFishTlb L2", "babelfish_l2", "babelfish_l2_noshare", "sharing"),
+         ("NestedWalker x86-64/EPT", "walker_x86", "walker_baseline",
+          "16-entry guest PWC, host PWC, nested TLB + 4 walkers")]
+
+
+def describe(params):
+    """One-cell summary of a configuration's parameters for the main table."""
+    if "sharing" in params:  # BabelFishTlb
+        return f"sharing {'on' if params.get('sharing') else 'off'}, {params.get('storage')}"
+    if "walkers" in params:  # NestedWalker
+        return (f"{params.get('guest')}/{params.get('host')}, {params.get('walkers')} walker"
+                f"{'s' if params.get('walkers') != 1 else ''}, caches {params.get('guestPwcEntries')}/"
+                f"{params.get('hostPwcEntries')}/{params.get('nestedTlbEntries')}")
+    return ", ".join(f"{k}={v}" for k, v in list(params.items())[:4])
 
 # Target device: Lattice ECP5 LFE5U-45F (44k LUT4, 108 DP16KD), CABGA381, speed grade 6 (the
 # slowest grade, the one on common boards such as the ULX3S / OrangeCrab).
@@ -276,11 +291,11 @@ def versions():
 def write_report(out_dir, results, argv, wall):
     by = {r["config"]: r for r in results}
     ratios = []
-    for label, on, off in PAIRS:
+    for label, on, off, what in PAIRS:
         if on in by and off in by:
             a, b = by[on], by[off]
             ratios.append({
-                "pair": label, "on": on, "off": off,
+                "pair": label, "on": on, "off": off, "what": what,
                 "lut4": ratio(a["ecp5_block"]["lut4_equiv"], b["ecp5_block"]["lut4_equiv"]),
                 "ff": ratio(a["ecp5_block"]["ff"], b["ecp5_block"]["ff"]),
                 "dp16kd": ratio(a["ecp5_block"]["dp16kd"], b["ecp5_block"]["dp16kd"]),
@@ -301,7 +316,7 @@ def write_report(out_dir, results, argv, wall):
             "results": results, "ratios": ratios}
     json.dump(data, open(os.path.join(out_dir, "results.json"), "w"), indent=2)
 
-    cols = ["config", "sharing", "storage", "ecp5_lut4", "ecp5_ccu2c", "ecp5_ff", "ecp5_dp16kd",
+    cols = ["config", "parameters", "sharing", "storage", "ecp5_lut4", "ecp5_ccu2c", "ecp5_ff", "ecp5_dp16kd",
             "fmax_mhz", "placed_comb", "placed_ff", "placed_dp16kd", "xc7_lut6", "xc7_ff",
             "xc7_ramb18", "xc7_ramb36", "xc7_lutram", "crit_start", "crit_end", "crit_ns", "crit_levels"]
     with open(os.path.join(out_dir, "results.csv"), "w", newline="") as f:
@@ -309,7 +324,7 @@ def write_report(out_dir, results, argv, wall):
         w.writerow(cols)
         for r in results:
             cp = r["nextpnr"]["critical_path"] or {}
-            w.writerow([r["config"], r["params"].get("sharing"), r["params"].get("storage"),
+            w.writerow([r["config"], describe(r["params"]), r["params"].get("sharing"), r["params"].get("storage"),
                         r["ecp5_block"]["lut4_equiv"], r["ecp5_block"]["ccu2c"], r["ecp5_block"]["ff"],
                         r["ecp5_block"]["dp16kd"], r["nextpnr"]["fmax_mhz"], r["nextpnr"]["comb"],
                         r["nextpnr"]["ff"], r["nextpnr"]["dp16kd"], r["xilinx"]["lut6"], r["xilinx"]["ff"],
@@ -334,11 +349,11 @@ def write_report(out_dir, results, argv, wall):
              "ECP5 LUT4 counts one CCU2C carry cell as two LUT4. Fmax is the block clock after place and route "
              "of the wrapped design.")
     L.append("")
-    L.append("| configuration | sharing | storage | ECP5 LUT4 | ECP5 FF | DP16KD | Fmax (MHz) | XC7 LUT6 | XC7 FF | XC7 RAMB18/36 | XC7 LUTRAM |")
-    L.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    L.append("| configuration | parameters | ECP5 LUT4 | ECP5 FF | DP16KD | Fmax (MHz) | XC7 LUT6 | XC7 FF | XC7 RAMB18/36 | XC7 LUTRAM |")
+    L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         e, x, p = r["ecp5_block"], r["xilinx"], r["nextpnr"]
-        L.append(f"| {r['config']} | {'on' if r['params'].get('sharing') else 'off'} | {r['params'].get('storage')} "
+        L.append(f"| {r['config']} | {describe(r['params'])} "
                  f"| {e['lut4_equiv']} | {e['ff']} | {e['dp16kd']} | {fmt_fmax(p)} | {x['lut6']} | {x['ff']} "
                  f"| {x['ramb18']}/{x['ramb36']} | {x['lutram']} |")
     if any(r["nextpnr"].get("estimate") for r in results):
@@ -352,12 +367,12 @@ def write_report(out_dir, results, argv, wall):
             L.append(f"Note on {r['config']}: {r['note']}")
     L.append("")
     if ratios:
-        L.append("## Cost of sharing (sharing on / sharing off, same run)")
+        L.append("## Cost of the mechanism (mechanism / baseline configuration, same run)")
         L.append("")
-        L.append("| block | ECP5 LUT4 | ECP5 FF | DP16KD | Fmax | XC7 LUT6 | XC7 FF |")
-        L.append("|---|---:|---:|---:|---:|---:|---:|")
+        L.append("| block | mechanism | ECP5 LUT4 | ECP5 FF | DP16KD | Fmax | XC7 LUT6 | XC7 FF |")
+        L.append("|---|---|---:|---:|---:|---:|---:|---:|")
         for q in ratios:
-            L.append(f"| {q['pair']} ({q['on']} / {q['off']}) | {q['lut4']} | {q['ff']} | {q['dp16kd']} | {q['fmax']}{'*' if q['fmax_estimated'] else ''} | {q['lut6']} | {q['xff']} |")
+            L.append(f"| {q['pair']} ({q['on']} / {q['off']}) | {q['what']} | {q['lut4']} | {q['ff']} | {q['dp16kd']} | {q['fmax']}{'*' if q['fmax_estimated'] else ''} | {q['lut6']} | {q['xff']} |")
         L.append("")
     L.append("## Placed design (block + wrapper) on the ECP5")
     L.append("")
