@@ -42,6 +42,7 @@ QUICK_CONFIGS = ["walker_baseline", "walker_x86"]
 QUICK_MIXES = ["thp_g60_h30", "gem_g60_h30"]
 MIX_CONFIGS = ["walker_baseline", "walker_x86"]
 PAIR_OF = {v: k for k, v in wl.PAIRS.items()}
+AD_WORKLOAD = "seq_allwrites"  # x86 seq with 100% writes: the A/D lock's throughput
 COLD_WALKS = 50           # "cold": mean reads of the first walks (caches filling)
 GEMINI = {"thp": (0.18, 0.35), "gemini": (0.50, 0.81)}  # aligned huge pages (spec, seed 001)
 
@@ -82,9 +83,17 @@ def make_workloads(args, pairs: list[str], out: Path) -> list[dict]:
     specs = [(p, k) for p in pairs for k in wl.LOCALITY]
     mixes = (QUICK_MIXES if args.quick else list(wl.MIXES)) if "x86" in pairs else []
     specs += [("x86", m) for m in mixes]
+    if "x86" in pairs and not args.quick:
+        specs.append(("x86", AD_WORKLOAD))
     wks = []
     for i, (p, k) in enumerate(specs, 1):
-        w = wl.locality(p, k, n, args.seed) if k in wl.LOCALITY else wl.mix(p, k, acc, args.seed)
+        if k == AD_WORKLOAD:   # every walk writes a page never written: one A/D update each
+            w = wl.locality(p, "seq", n, args.seed, write_p=1.0)
+            w.name = k
+        elif k in wl.LOCALITY:
+            w = wl.locality(p, k, n, args.seed)
+        else:
+            w = wl.mix(p, k, acc, args.seed)
         name = f"{p}_{k}"
         mp, tp = tdir / f"{name}.mem", tdir / f"{name}.trace"
         walkerio.write_memory(w.words, mp)
@@ -324,6 +333,22 @@ def section(args, results: list[dict], pngs, build_times, skipped, wall) -> list
              "read; with 4 walkers four walks overlap their memory waits (the memory accepts one access "
              "per cycle and never limits here), so walks per 1000 cycles scale with the walkers until "
              "the walks run out of independent work.\n")
+
+    ad = [(c, get(c, f"x86_{AD_WORKLOAD}"), get(c, "x86_seq")) for c in X86_SWEEP]
+    ad = [x for x in ad if x[1] and x[2]]
+    if ad:
+        L.append("A/D updates: the walker has one A/D lock (docs/nested-walker.md, \"A/D\"): an update "
+                 "holds it for a locked re-read and a write, two memory round trips. Walks per 1000 cycles of "
+                 "`seq` with every request a write (each walk sets D in the host leaf of a fresh data page: "
+                 "one update per walk; guest leaves are created dirty) against `seq` with 25% writes:\n")
+        rows = [[c, _f(b["warm_wpkc"]), _f(a["warm_wpkc"]), _f(a["writesPerWalk"]),
+                 _f(a["window"]["meanWalkLatency"], 0)] for c, a, b in ad]
+        L += md_table(["config", "seq, 25% writes", "seq, 100% writes", "writes per walk (100%)",
+                       "mean walk latency (100%)"], rows, "lrrrr")
+        L.append("\nWith 100% writes the walkers queue for the lock: throughput is bounded by about one "
+                 f"update per 2 x {args.walker_latency} cycles (~{1000 / (2 * args.walker_latency + 5):.1f} "
+                 "walks per 1000 cycles) whatever the number of walkers, so dirty logging on a "
+                 "write-heavy first-touch stream is lock-bound.\n")
 
     mixes = [r for r in results if r["kind"] == "mix"]
     if mixes:
