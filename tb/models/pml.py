@@ -12,7 +12,8 @@ at that buffer's current index) and checks each write the DUT issues against tha
                                       error rules; writes to CTRL / indexes / ACK re-evaluate
                                       the held parts;
 * ``eligible()``                      the writes the DUT may issue now;
-* ``write(addr, data, id)``           a write the DUT issued: must be one of ``eligible()``
+* ``write(addr, data, id)``           a write the DUT issued (first presented on mem_req:
+                                      a presented request is committed, Decoupled rule): one of ``eligible()``
                                       (so per buffer: acceptance order, address = ADDR + 8 *
                                       INDEX at that moment, data = GPA / sign-extended GVA);
                                       decrements that index;
@@ -100,7 +101,7 @@ class PmlParams:
 
 @dataclass(frozen=True)
 class PmlOptions:
-    noparts: str = "queue"              # "queue" or "ignored"
+    noparts: str = "ignored"            # "ignored" or "queue"
     dedup_touch_on_hit: bool = True
 
 
@@ -229,6 +230,8 @@ class Context:
         self.irq_vector = 0
         self.status = 0
         self.queue: deque[Event] = deque()
+        self.status_hist: deque = deque([(0, 0)], maxlen=64)   # (cycle, STATUS from then on)
+        self.last_full = -(10 ** 9)   # last cycle the queue was full
 
     def enabled(self, part: int) -> bool:
         return bool(self.ctrl & (CTRL_PML if part == PML else CTRL_EPML))
@@ -292,6 +295,7 @@ class PmlModel:
         self.on_event = []                   # callbacks(Event, kind) at acceptance
         self.on_raise = []                   # callbacks(Exit)
         self.on_settle = []                  # callbacks(ctx) after a context changed
+        self.on_drop = []                    # callbacks(Event, part) part dropped (disabled)
         self._rr = 0
         self.accepted = 0
         # cycles the DUT may take to see that a PML part became eligible (see write())
@@ -300,6 +304,32 @@ class PmlModel:
     # ------------------------------------------------------------------ helpers
     def count(self, name: str, n: int = 1):
         self.counters[name] = min(COUNTER_MAX, self.counters[name] + n)
+
+    def _status(self, c: Context, v: int):
+        if v != c.status:
+            c.status = v
+            if c.status_hist[-1][0] == self.now:
+                c.status_hist.pop()
+            c.status_hist.append((self.now, v))
+
+    def status_values(self, ci: int, t0: int, t1: int) -> set:
+        """The STATUS values context ``ci`` had at some cycle in [t0, t1]."""
+        out = set()
+        prev = None
+        for cyc, v in self.ctx[ci].status_hist:
+            if cyc <= t0:
+                prev = v
+            elif cyc <= t1:
+                out.add(v)
+        if prev is not None:
+            out.add(prev)
+        return out
+
+    def recently_full(self, ci: int, slack: int) -> bool:
+        """The queue of ``ci`` is full or was within the last ``slack`` cycles."""
+        if not 0 <= ci < self.p.contexts:
+            return False
+        return self.queue_full(ci) or self.now - self.ctx[ci].last_full <= slack
 
     def buffer_base(self, ctx: int, part: int) -> int:
         return self.ctx[ctx].addr[part] & ~0xFFF & ((1 << self.p.paBits) - 1)
@@ -352,6 +382,11 @@ class PmlModel:
             self.count("ignored")
             return "ignored"
         c = self.ctx[ev.vmid]
+        pml = c.enabled(PML)
+        guest = c.enabled(GUEST) and ev.asid == c.track_asid
+        if not pml and not guest and self.opt.noparts == "ignored":
+            self.count("ignored")          # nothing to log: discarded like a disabled context
+            return "ignored"
         if self.filter is not None:
             key = (ev.vmid, ev.gpa)
             if self.filter.hit(key):
@@ -362,16 +397,15 @@ class PmlModel:
             raise ModelError(f"event {ev} accepted for context {ev.vmid} whose queue holds "
                              f"{len(c.queue)} events (queueDepth {p.queueDepth}): doc: "
                              f"dirty_ready is low when the event's own context queue is full")
-        ev.parts[PML] = "pending" if c.enabled(PML) else None
-        ev.parts[GUEST] = "pending" if (c.enabled(GUEST) and ev.asid == c.track_asid) else None
-        if ev.parts == [None, None]:
-            if self.opt.noparts == "ignored":
-                self.count("ignored")
-                return "ignored"
+        ev.parts[PML] = "pending" if pml else None
+        ev.parts[GUEST] = "pending" if guest else None
+        if not pml and not guest:           # noparts == "queue": passes through the queue
             c.queue.append(ev)
             self.settle(ev.vmid)
             return "noparts"
         c.queue.append(ev)
+        if len(c.queue) >= p.queueDepth:
+            c.last_full = self.now
         self.settle(ev.vmid)
         return "queued"
 
@@ -386,13 +420,15 @@ class PmlModel:
                 if h.pending(part) and not c.enabled(part):
                     h.parts[part] = "dropped"
                     self.count("ignored")
+                    for cb in self.on_drop:
+                        cb(h, part)
             for part, bit in ((PML, ST_FULL), (GUEST, ST_GUEST_FULL)):
                 if not h.pending(part):
                     continue
                 if c.index[part] >= p.entries:
                     h.elig[part] = None
                     if not c.status & bit:
-                        c.status |= bit
+                        self._status(c, c.status | bit)
                         x = Exit(ci, part, c.irq_vector if part == GUEST else EXIT_REASON,
                                  self.now, h)
                         self.exit_log.append(x)
@@ -403,6 +439,8 @@ class PmlModel:
                 elif h.elig[part] is None:
                     h.elig[part] = self.now
             if not h.pending(PML) and not h.pending(GUEST):
+                if len(c.queue) >= p.queueDepth:
+                    c.last_full = self.now
                 c.queue.popleft()
                 continue
             break
@@ -479,7 +517,8 @@ class PmlModel:
             return None
         w.error, w.resp_cycle = int(bool(error)), self.now
         if error:
-            self.ctx[w.ctx].status |= ST_WRITE_ERROR
+            c = self.ctx[w.ctx]
+            self._status(c, c.status | ST_WRITE_ERROR)
             self.count("writeErrors")
         else:
             self.count("logged" if w.part == PML else "guestLogged")
@@ -588,7 +627,7 @@ class PmlModel:
         elif n == "IRQ_VECTOR":
             c.irq_vector = v
         elif n == "ACK":
-            c.status &= ~(wdata & (ST_FULL | ST_GUEST_FULL | ST_WRITE_ERROR))
+            self._status(c, c.status & ~(wdata & (ST_FULL | ST_GUEST_FULL | ST_WRITE_ERROR)))
         self.settle(ci)               # the held parts may change state
         return 0, 0
 

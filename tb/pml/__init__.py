@@ -1,0 +1,1 @@
+"""PmlLogger cocotb testbench (docs/pml-logger.md)."""
