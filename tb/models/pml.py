@@ -307,9 +307,9 @@ class PmlModel:
 
     def _status(self, c: Context, v: int):
         if v != c.status:
+            # (same-cycle changes are all kept: the DUT may show the transient value, e.g.
+            # full cleared by an ACK and set again by the waiting part a cycle later)
             c.status = v
-            if c.status_hist[-1][0] == self.now:
-                c.status_hist.pop()
             c.status_hist.append((self.now, v))
 
     def status_values(self, ci: int, t0: int, t1: int) -> set:
