@@ -82,19 +82,11 @@ class BabelFishEntry(p: BabelFishParams, vpnWidth: Int) extends Bundle {
   }
 }
 
-class BabelFishPerf extends Bundle {
-  val lookups = UInt(32.W)
-  val hits = UInt(32.W)
-  val sharedHits = UInt(32.W)
-  val crossHits = UInt(32.W)
-  val permFaults = UInt(32.W)
-  val fills = UInt(32.W)
-  val evictions = UInt(32.W)
-  val invals = UInt(32.W)
-  val badFills = UInt(32.W)
-  val badPcIdx = UInt(32.W)
-  val badCmds = UInt(32.W)
-  val badInvals = UInt(32.W)
+object BabelFishPerf {
+  val names: Seq[String] = Seq(
+    "lookups", "hits", "sharedHits", "crossHits", "permFaults", "fills", "evictions", "invals", "badFills",
+    "badPcIdx", "badCmds", "badInvals"
+  )
 }
 
 /** Formal-only view of every entry, packed: entry i occupies bits [i*W +: W] of each field. */

@@ -64,21 +64,5 @@ object BabelFishParams {
   val names: Seq[String] = d.productElementNames.toSeq
 
   /** Parameters from text values, defaults for the rest. */
-  def fromMap(values: Map[String, String]): BabelFishParams = {
-    val m = new xlat.common.ParamMap("babelfish", values, names)
-    BabelFishParams(
-      sets = m.int("sets", d.sets),
-      ways = m.int("ways", d.ways),
-      superpageEntries = m.int("superpageEntries", d.superpageEntries),
-      vpnBits = m.int("vpnBits", d.vpnBits),
-      ppnBits = m.int("ppnBits", d.ppnBits),
-      pcidBits = m.int("pcidBits", d.pcidBits),
-      ccidBits = m.int("ccidBits", d.ccidBits),
-      pcBits = m.int("pcBits", d.pcBits),
-      sharing = m.bool("sharing", d.sharing),
-      replacement = m.string("replacement", d.replacement),
-      storage = m.string("storage", d.storage),
-      formalPorts = m.bool("formalPorts", d.formalPorts)
-    )
-  }
+  def fromMap(values: Map[String, String]): BabelFishParams = xlat.common.ParamMap.build("babelfish", d, values)
 }

@@ -33,7 +33,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     val lookup_resp = Valid(new LookupResp(p))
     val fill = Flipped(Decoupled(new FillReq(p)))
     val inval = Flipped(Decoupled(new InvalReq(p)))
-    val perf = Output(new BabelFishPerf)
+    val perf = Output(new PerfCounters(BabelFishPerf.names))
     val dbg = if (p.formalPorts) Some(Output(new BabelFishDbg(p))) else None
   })
 
@@ -220,18 +220,21 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   // ---- counters ----------------------------------------------------------------------------
   private val pcIdxOutOfRange =
     if ((1 << p.pcIdxBits) > p.pcBits) io.lookup_req.bits.pcIdx >= p.pcBits.U else false.B
-  io.perf.lookups := PerfCounter(doLookup)
-  io.perf.hits := PerfCounter(lookupNow && hit)
-  io.perf.sharedHits := PerfCounter(lookupNow && resp.shared)
-  io.perf.crossHits := PerfCounter(lookupNow && resp.crossHit)
-  io.perf.permFaults := PerfCounter(lookupNow && resp.permFault)
-  io.perf.fills := PerfCounter(doFill)
-  io.perf.evictions := PerfCounter(evicted)
-  io.perf.invals := PerfCounter(doInval)
-  io.perf.badFills := PerfCounter(doFill && rule.badFill(io.fill.bits))
-  io.perf.badPcIdx := PerfCounter(doLookup && io.lookup_req.bits.pcIdxValid && pcIdxOutOfRange)
-  io.perf.badCmds := PerfCounter(doLookup && io.lookup_req.bits.cmd === AccessCmd.Reserved.U)
-  io.perf.badInvals := PerfCounter(doInval && InvalKind.reserved(io.inval.bits.kind))
+  PerfCounters.connect(
+    io.perf,
+    "lookups" -> PerfCounter(doLookup),
+    "hits" -> PerfCounter(lookupNow && hit),
+    "sharedHits" -> PerfCounter(lookupNow && resp.shared),
+    "crossHits" -> PerfCounter(lookupNow && resp.crossHit),
+    "permFaults" -> PerfCounter(lookupNow && resp.permFault),
+    "fills" -> PerfCounter(doFill),
+    "evictions" -> PerfCounter(evicted),
+    "invals" -> PerfCounter(doInval),
+    "badFills" -> PerfCounter(doFill && rule.badFill(io.fill.bits)),
+    "badPcIdx" -> PerfCounter(doLookup && io.lookup_req.bits.pcIdxValid && pcIdxOutOfRange),
+    "badCmds" -> PerfCounter(doLookup && io.lookup_req.bits.cmd === AccessCmd.Reserved.U),
+    "badInvals" -> PerfCounter(doInval && InvalKind.reserved(io.inval.bits.kind))
+  )
 
   // ---- formal view -------------------------------------------------------------------------
   io.dbg.foreach { d =>

@@ -23,3 +23,23 @@ class ParamMap(block: String, values: Map[String, String], known: Seq[String]) {
 
   def string(key: String, default: String): String = values.getOrElse(key, default)
 }
+
+object ParamMap {
+  /** A block's parameter case class built from text values: each parameter named in `values`
+    * replaces the default in `defaults`, parsed by the default's type (Int, Boolean, String).
+    * The case class's own `require`s then check the result, as for any other construction.
+    */
+  def build[P <: Product](block: String, defaults: P, values: Map[String, String]): P = {
+    val names = defaults.productElementNames.toSeq
+    val m = new ParamMap(block, values, names)
+    val args = names.zip(defaults.productIterator).map {
+      case (k, v: Int)     => Int.box(m.int(k, v))
+      case (k, v: Boolean) => Boolean.box(m.bool(k, v))
+      case (k, v: String)  => m.string(k, v)
+      case (k, v)          => throw new IllegalArgumentException(s"$block: parameter '$k' of type ${v.getClass} cannot be set from text")
+    }
+    val ctor = defaults.getClass.getConstructors.find(_.getParameterCount == names.size).get
+    try ctor.newInstance(args: _*).asInstanceOf[P]
+    catch { case e: java.lang.reflect.InvocationTargetException => throw e.getCause }
+  }
+}

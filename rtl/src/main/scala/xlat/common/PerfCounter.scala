@@ -1,6 +1,7 @@
 package xlat.common
 
 import chisel3._
+import scala.collection.immutable.SeqMap
 
 /** A `perf_<name>` event counter: resets to 0 and saturates at all ones, so a long run never
   * wraps into a misleadingly small number.
@@ -8,9 +9,34 @@ import chisel3._
 object PerfCounter {
   val width = 32
 
-  def apply(event: Bool, width: Int = width): UInt = {
+  def apply(event: Bool, width: Int = width): UInt = add(event.asUInt, width)
+
+  /** A counter that may advance by more than one a cycle (several events at once). */
+  def add(increment: UInt, width: Int = width): UInt = {
     val count = RegInit(0.U(width.W))
-    when(event && !count.andR) { count := count + 1.U }
+    val max = ((BigInt(1) << width) - 1).U
+    val next = count +& increment
+    count := Mux(next > max, max, next)(width - 1, 0)
     count
+  }
+}
+
+/** The `perf_*` output ports of a block: one 32-bit counter per name, in the given order. */
+class PerfCounters(val names: Seq[String]) extends Record {
+  val elements: SeqMap[String, UInt] = SeqMap(names.map(n => n -> UInt(PerfCounter.width.W)): _*)
+  def apply(name: String): UInt = elements(name)
+}
+
+object PerfCounters {
+  /** Drives every counter of `perf` from `counters` (name -> value, e.g. a [[PerfCounter]]);
+    * a name missing or unknown stops elaboration, so no port is left undriven or misnamed.
+    */
+  def connect(perf: PerfCounters, counters: (String, UInt)*): Unit = {
+    val given = counters.map(_._1)
+    val missing = perf.names.diff(given)
+    val unknown = given.diff(perf.names)
+    require(missing.isEmpty && unknown.isEmpty && given.distinct.size == given.size,
+      s"perf counters: missing ${missing.mkString(",")}; unknown or repeated ${(unknown ++ given.diff(given.distinct)).mkString(",")}")
+    counters.foreach { case (n, v) => perf(n) := v }
   }
 }

@@ -39,17 +39,11 @@ class PmlEvent(p: PmlParams) extends Bundle {
   val guest = Bool()
 }
 
-class PmlPerf extends Bundle {
-  val logged = UInt(32.W)
-  val guestLogged = UInt(32.W)
-  val exits = UInt(32.W)
-  val guestIrqs = UInt(32.W)
-  val stallCycles = UInt(32.W)
-  val writeErrors = UInt(32.W)
-  val ignored = UInt(32.W)
-  val deduped = UInt(32.W)
-  val badCsrs = UInt(32.W)
-  val badMemResps = UInt(32.W)
+object PmlPerf {
+  val names: Seq[String] = Seq(
+    "logged", "guestLogged", "exits", "guestIrqs", "stallCycles", "writeErrors", "ignored", "deduped", "badCsrs",
+    "badMemResps"
+  )
 }
 
 /** Views for the proofs (formalPorts only). */

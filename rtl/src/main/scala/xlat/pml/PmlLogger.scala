@@ -38,7 +38,7 @@ class PmlLogger(val p: PmlParams) extends Module {
     val mem_resp = Flipped(Decoupled(new MemResp(p.idBits)))
     val exit = Decoupled(new PmlExit(p))
     val guestIrq = Decoupled(new PmlGuestIrq(p))
-    val perf = Output(new PmlPerf)
+    val perf = Output(new PerfCounters(PmlPerf.names))
     val dbg = if (p.formalPorts) Some(Output(new PmlDbg(p))) else None
   })
 
@@ -237,19 +237,19 @@ class PmlLogger(val p: PmlParams) extends Module {
 
   // ---- counters ------------------------------------------------------------------------------
   private val partsDropped = PopCount(pmlDropped ++ guestDropped)
-  private val ignored = RegInit(0.U(32.W))
-  private val ignoredNext = ignored +& Mux(io.dirty.fire && ignore, 1.U, 0.U) +& partsDropped
-  ignored := Mux(ignoredNext > "hffffffff".U, "hffffffff".U, ignoredNext)(31, 0)
-  io.perf.logged := PerfCounter(respOk && !tagGuest(rid))
-  io.perf.guestLogged := PerfCounter(respOk && tagGuest(rid))
-  io.perf.exits := PerfCounter(io.exit.fire)
-  io.perf.guestIrqs := PerfCounter(io.guestIrq.fire)
-  io.perf.stallCycles := PerfCounter(io.dirty.valid && !io.dirty.ready)
-  io.perf.writeErrors := PerfCounter(respKnown && io.mem_resp.bits.error)
-  io.perf.ignored := ignored
-  io.perf.deduped := PerfCounter(io.dirty.fire && !ignore && dedupHit)
-  io.perf.badCsrs := PerfCounter(io.csr_req.fire && csrBad)
-  io.perf.badMemResps := PerfCounter(io.mem_resp.valid && !tagBusy(rid))
+  PerfCounters.connect(
+    io.perf,
+    "logged" -> PerfCounter(respOk && !tagGuest(rid)),
+    "guestLogged" -> PerfCounter(respOk && tagGuest(rid)),
+    "exits" -> PerfCounter(io.exit.fire),
+    "guestIrqs" -> PerfCounter(io.guestIrq.fire),
+    "stallCycles" -> PerfCounter(io.dirty.valid && !io.dirty.ready),
+    "writeErrors" -> PerfCounter(respKnown && io.mem_resp.bits.error),
+    "ignored" -> PerfCounter.add(Mux(io.dirty.fire && ignore, 1.U, 0.U) +& partsDropped),
+    "deduped" -> PerfCounter(io.dirty.fire && !ignore && dedupHit),
+    "badCsrs" -> PerfCounter(io.csr_req.fire && csrBad),
+    "badMemResps" -> PerfCounter(io.mem_resp.valid && !tagBusy(rid))
+  )
 
   io.dbg.foreach { d =>
     d.pmlIndex := pmlIndex; d.gpmlIndex := gpmlIndex; d.pmlAddr := pmlAddr; d.gpmlAddr := gpmlAddr

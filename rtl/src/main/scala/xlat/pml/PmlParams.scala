@@ -40,20 +40,6 @@ object PmlParams {
   private val d = PmlParams()
   val names: Seq[String] = d.productElementNames.toSeq
 
-  def fromMap(values: Map[String, String]): PmlParams = {
-    val m = new xlat.common.ParamMap("pml", values, names)
-    PmlParams(
-      contexts = m.int("contexts", d.contexts),
-      paBits = m.int("paBits", d.paBits),
-      vaBits = m.int("vaBits", d.vaBits),
-      entries = m.int("entries", d.entries),
-      dedupEntries = m.int("dedupEntries", d.dedupEntries),
-      irqVectorBits = m.int("irqVectorBits", d.irqVectorBits),
-      queueDepth = m.int("queueDepth", d.queueDepth),
-      idBits = m.int("idBits", d.idBits),
-      vmidBits = m.int("vmidBits", d.vmidBits),
-      asidBits = m.int("asidBits", d.asidBits),
-      formalPorts = m.bool("formalPorts", d.formalPorts)
-    )
-  }
+  /** Parameters from text values, defaults for the rest. */
+  def fromMap(values: Map[String, String]): PmlParams = xlat.common.ParamMap.build("pml", d, values)
 }

@@ -46,7 +46,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val mem_resp = Flipped(Decoupled(new MemResp(p.idBits)))
     val dirty = Decoupled(new DirtyEvent(p))
     val flush = Flipped(Decoupled(new WalkerFlush(p)))
-    val perf = Output(new WalkerPerf)
+    val perf = Output(new PerfCounters(WalkerPerf.names))
     val dbg = if (p.formalPorts) Some(Output(new WalkerDbg(p))) else None
   })
 
@@ -411,22 +411,25 @@ class NestedWalker(val p: WalkerParams) extends Module {
   // ---- counters ------------------------------------------------------------------------------
   private val success = io.resp.fire && ok
   private val huge = success && rs.gSize =/= 0.U
-  io.perf.walks := PerfCounter(io.resp.fire)
-  io.perf.memReads := PerfCounter(io.mem_req.fire && !mWrite)
-  io.perf.memWrites := PerfCounter(io.mem_req.fire && mWrite)
-  io.perf.guestPwcHits := PerfCounter(engine.valid && gpwcHit)
-  io.perf.hostPwcHits := PerfCounter(engine.valid && hpwcHit)
-  io.perf.nestedTlbHits := PerfCounter(engine.valid && ntlbHit)
-  io.perf.faults := PerfCounter(io.resp.fire && !ok)
-  io.perf.busErrors := PerfCounter(io.resp.fire && rs.fault === Fault.Bus.U)
-  io.perf.dirtyEvents := PerfCounter(io.dirty.fire)
-  io.perf.hugeGuest := PerfCounter(huge)
-  io.perf.hugeAligned := PerfCounter(huge && rs.hSize >= rs.gSize)
-  io.perf.splintered := PerfCounter(huge && rs.hSize < rs.gSize)
-  io.perf.flushes := PerfCounter(io.flush.fire)
-  io.perf.badFlushes := PerfCounter(io.flush.fire && fk === 3.U)
-  io.perf.badMemResps := PerfCounter(io.mem_resp.valid && !respSlot.reduce(_ || _))
-  io.perf.idStalls := PerfCounter(io.req.valid && idInFlight)
+  PerfCounters.connect(
+    io.perf,
+    "walks" -> PerfCounter(io.resp.fire),
+    "memReads" -> PerfCounter(io.mem_req.fire && !mWrite),
+    "memWrites" -> PerfCounter(io.mem_req.fire && mWrite),
+    "guestPwcHits" -> PerfCounter(engine.valid && gpwcHit),
+    "hostPwcHits" -> PerfCounter(engine.valid && hpwcHit),
+    "nestedTlbHits" -> PerfCounter(engine.valid && ntlbHit),
+    "faults" -> PerfCounter(io.resp.fire && !ok),
+    "busErrors" -> PerfCounter(io.resp.fire && rs.fault === Fault.Bus.U),
+    "dirtyEvents" -> PerfCounter(io.dirty.fire),
+    "hugeGuest" -> PerfCounter(huge),
+    "hugeAligned" -> PerfCounter(huge && rs.hSize >= rs.gSize),
+    "splintered" -> PerfCounter(huge && rs.hSize < rs.gSize),
+    "flushes" -> PerfCounter(io.flush.fire),
+    "badFlushes" -> PerfCounter(io.flush.fire && fk === 3.U),
+    "badMemResps" -> PerfCounter(io.mem_resp.valid && !respSlot.reduce(_ || _)),
+    "idStalls" -> PerfCounter(io.req.valid && idInFlight)
+  )
 
   // ---- proof views ---------------------------------------------------------------------------
   io.dbg.foreach { d =>
@@ -447,5 +450,19 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.fillValid := engine.valid && filled
     d.fillSlot := e
     d.respHostPerm := rs.hPerm
+    for (i <- 0 until W) {
+      val x = slot(i)
+      d.slotState(i) := state(i).asUInt; d.slotGLevel(i) := x.gLevel; d.slotHLevel(i) := x.hLevel
+      d.slotForData(i) := x.forData; d.slotAdHost(i) := x.adHost; d.slotMemKind(i) := x.memKind
+      d.slotVmid(i) := x.vmid; d.slotAsid(i) := x.asid; d.slotCmd(i) := x.cmd; d.slotUser(i) := x.user
+      d.slotFault(i) := x.fault; d.slotGPerm(i) := x.gPerm; d.slotHPerm(i) := x.hPerm
+      d.slotDirtyOnWrite(i) := x.dirtyOnWrite
+    }
+    gpwc match {
+      case Some(c) => d.gpwcAsid := VecInit(c.entries.map(_.asid))
+      case None    => d.gpwcAsid := VecInit(Seq.fill(d.gpwcAsid.size)(0.U))
+    }
+    d.engSlot := e
+    d.fillCache := MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U))
   }
 }

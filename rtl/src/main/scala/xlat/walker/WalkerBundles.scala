@@ -66,23 +66,11 @@ class WalkerFlush(p: WalkerParams) extends Bundle {
   val asid = UInt(p.asidBits.W)
 }
 
-class WalkerPerf extends Bundle {
-  val walks = UInt(32.W)
-  val memReads = UInt(32.W)
-  val memWrites = UInt(32.W)
-  val guestPwcHits = UInt(32.W)
-  val hostPwcHits = UInt(32.W)
-  val nestedTlbHits = UInt(32.W)
-  val faults = UInt(32.W)
-  val busErrors = UInt(32.W)
-  val dirtyEvents = UInt(32.W)
-  val hugeGuest = UInt(32.W)
-  val hugeAligned = UInt(32.W)
-  val splintered = UInt(32.W)
-  val flushes = UInt(32.W)
-  val badFlushes = UInt(32.W)
-  val badMemResps = UInt(32.W)
-  val idStalls = UInt(32.W)
+object WalkerPerf {
+  val names: Seq[String] = Seq(
+    "walks", "memReads", "memWrites", "guestPwcHits", "hostPwcHits", "nestedTlbHits", "faults", "busErrors",
+    "dirtyEvents", "hugeGuest", "hugeAligned", "splintered", "flushes", "badFlushes", "badMemResps", "idStalls"
+  )
 }
 
 /** Guest PWC: a guest pointer at `level` for the VA prefix above that level's index. */
@@ -139,4 +127,25 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
   val fillSlot = UInt(p.slotBits.W)
   /** Host permission of the final mapping in a success response (r, w, x). */
   val respHostPerm = new Perm
+  /** Per slot: the [[WalkState]] (as its encoding), the walk's position and request fields,
+    * for the proofs' invariants (formal/walker). */
+  val slotState = Vec(p.walkers, UInt(4.W))
+  val slotGLevel = Vec(p.walkers, UInt(p.levelBits.W))
+  val slotHLevel = Vec(p.walkers, UInt(p.levelBits.W))
+  val slotForData = Vec(p.walkers, Bool())
+  val slotAdHost = Vec(p.walkers, Bool())
+  val slotMemKind = Vec(p.walkers, UInt(MemKind.width.W))
+  val slotVmid = Vec(p.walkers, UInt(p.vmidBits.W))
+  val slotAsid = Vec(p.walkers, UInt(p.asidBits.W))
+  val slotCmd = Vec(p.walkers, UInt(2.W))
+  val slotUser = Vec(p.walkers, Bool())
+  val slotFault = Vec(p.walkers, UInt(Fault.width.W))
+  val slotDirtyOnWrite = Vec(p.walkers, Bool())
+  val slotGPerm = Vec(p.walkers, new Perm)
+  val slotHPerm = Vec(p.walkers, new Perm)
+  val gpwcAsid = Vec(p.guestPwcEntries.max(1), UInt(p.asidBits.W))
+  /** The slot the step engine serves this cycle (meaningful while a slot is in an engine state). */
+  val engSlot = UInt(p.slotBits.W)
+  /** Which cache a fill this cycle (fillValid) writes: 1 guest PWC, 2 host PWC, 3 nested TLB. */
+  val fillCache = UInt(2.W)
 }

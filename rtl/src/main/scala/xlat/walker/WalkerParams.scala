@@ -56,21 +56,6 @@ object WalkerParams {
   private val d = WalkerParams()
   val names: Seq[String] = d.productElementNames.toSeq
 
-  def fromMap(values: Map[String, String]): WalkerParams = {
-    val m = new xlat.common.ParamMap("walker", values, names)
-    WalkerParams(
-      guest = m.string("guest", d.guest),
-      host = m.string("host", d.host),
-      walkers = m.int("walkers", d.walkers),
-      guestPwcEntries = m.int("guestPwcEntries", d.guestPwcEntries),
-      hostPwcEntries = m.int("hostPwcEntries", d.hostPwcEntries),
-      nestedTlbEntries = m.int("nestedTlbEntries", d.nestedTlbEntries),
-      adUpdate = m.string("adUpdate", d.adUpdate),
-      idBits = m.int("idBits", d.idBits),
-      asidBits = m.int("asidBits", d.asidBits),
-      vmidBits = m.int("vmidBits", d.vmidBits),
-      paBits = m.int("paBits", d.paBits),
-      formalPorts = m.bool("formalPorts", d.formalPorts)
-    )
-  }
+  /** Parameters from text values, defaults for the rest. */
+  def fromMap(values: Map[String, String]): WalkerParams = xlat.common.ParamMap.build("walker", d, values)
 }
