@@ -84,12 +84,48 @@ class HoldChecker:
             self.held = None
 
 
+class DirtyObserver:
+    """Passive stand-in for the dirty DecoupledSource when another block drives ``dirty``
+    (the same attributes the scoreboard reads)."""
+
+    def __init__(self, dut, prefix: str, fields: dict):
+        self.v = getattr(dut, f"{prefix}_valid")
+        self.r = getattr(dut, f"{prefix}_ready")
+        self.b = {f: getattr(dut, f"{prefix}_bits_{f}") for f in fields}
+        self.loop = None
+        self.on_accept = []
+        self.reset_state()
+
+    def reset_state(self):
+        self.cur = self.accepted = None
+        self.valid_now = self.ready_now = 0
+        self.count = 0
+
+    @property
+    def idle(self) -> bool:
+        return self.cur is None
+
+    def sample(self, cycle):
+        self.accepted = None
+        if self.loop is not None and self.loop.in_reset:
+            self.cur = None
+            return
+        self.valid_now = int(self.v.value)
+        self.ready_now = int(self.r.value)
+        self.cur = {f: int(h.value) for f, h in self.b.items()} if self.valid_now else None
+        if self.valid_now and self.ready_now:
+            self.accepted = dict(self.cur, _cycle=cycle)
+            self.count += 1
+            for cb in self.on_accept:
+                cb(self.accepted, cycle)
+
+
 class PmlEnv:
     def __init__(self, dut, *, rng, name="test", latency=(1, 4), max_outstanding=32,
                  dirty_gaps=None, csr_gaps=None, exit_ready=None, irq_ready=None,
                  mem_req_ready=None, reorder=True, options: PmlOptions | None = None,
                  status_lag: int = 12, stall_slack: int = 3, prefix: str = "",
-                 manifest=None, mem: SparseMemory | None = None, clock=True):
+                 manifest=None, mem: SparseMemory | None = None, loop=None):
         self.dut, self.rng, self.name = dut, rng, name
         self.man = manifest if manifest is not None else load_manifest(os.environ["XLAT_MANIFEST"])
         self.config = self.man.config
@@ -103,11 +139,14 @@ class PmlEnv:
         self.status_lag, self.stall_slack = status_lag, stall_slack
         self._check_ports()
         P = prefix
-        self.loop = CycleLoop(dut.clock, dut.reset)
-        self.dirty = self.loop.add(DecoupledSource(
-            dut, P + "dirty", self.man.channel_fields(P + "dirty") if not P else
-            {f: self.man.width(f"{P}dirty_bits_{f}") for f in DIRTY_FIELDS},
-            rng=rng, gaps=dirty_gaps or Never())) if self._has_dirty_input() else None
+        self.own_loop = loop is None
+        self.loop = CycleLoop(dut.clock, dut.reset) if loop is None else loop
+        dfields = {f: self.man.width(f"{P}dirty_bits_{f}") for f in DIRTY_FIELDS}
+        if self._has_dirty_input():
+            self.dirty = self.loop.add(DecoupledSource(dut, P + "dirty", dfields, rng=rng,
+                                                       gaps=dirty_gaps or Never()))
+        else:   # another block drives dirty (integration): observe the handshake
+            self.dirty = self.loop.add(DirtyObserver(dut, P + "dirty", dfields))
         self.csr = self.loop.add(DecoupledSource(dut, P + "csr_req",
                                                  self._fields(P + "csr_req"), rng=rng,
                                                  gaps=csr_gaps or Never()))
@@ -183,8 +222,9 @@ class PmlEnv:
             raise TbError(f"{self.config}: port widths differ from the doc (have, doc): {bad}")
 
     def start(self):
-        Clock(self.dut.clock, 10, unit="ns").start()
-        self.loop.start()
+        if self.own_loop:
+            Clock(self.dut.clock, 10, unit="ns").start()
+            self.loop.start()
         return self
 
     async def reset(self, cycles: int = 4):
@@ -475,6 +515,7 @@ class SoftwareAgent:
         self.move_p, self.short_p = move_p, short_p
         self.handled = 0
         self.used_pages: set = set()
+        self.reserve = None
         self._task = None
         self.m.on_event.append(self._on_event)
         self.m.on_write.append(self._on_write)
@@ -505,10 +546,12 @@ class SoftwareAgent:
         return not self.work and not self.busy
 
     def new_page(self) -> int:
+        """A fresh 4 KiB buffer page (``self.reserve(addr) -> bool`` may veto it, e.g. to
+        keep buffers away from page tables)."""
         top = 1 << self.env.p.paBits
         while True:
             a = self.rng.randrange(1 << 20, top, 0x1000)
-            if a not in self.used_pages:
+            if a not in self.used_pages and (self.reserve is None or self.reserve(a)):
                 self.used_pages.add(a)
                 return a
 
