@@ -171,6 +171,11 @@ class PmlEnv:
                                                      "exit_bits_reason")]
         self.h_irq = [getattr(dut, P + n) for n in ("guestIrq_valid", "guestIrq_bits_vmid",
                                                     "guestIrq_bits_vector")]
+        self.dbg = None
+        if self.man.has(P + "dbg_pmlIndex_0"):
+            self.dbg = [tuple(getattr(dut, f"{P}dbg_{n}_{c}") for n in (
+                "pmlIndex", "gpmlIndex", "pmlAddr", "gpmlAddr", "queueCount"))
+                for c in range(self.p.contexts)]
         self._fired, self._resps = [], []
         self.mem.on_request.append(lambda a, c: self._fired.append(a))
         self.mem.on_response.append(lambda a, c: self._resps.append(a))
@@ -291,6 +296,8 @@ class PmlEnv:
                 self.cov.hit("mem_req.held")
             self.presented = None
         self._fired.clear()
+        if self.dbg is not None:
+            self._check_dbg(cycle)
         # 2. CSR response of last cycle's request, then this cycle's read
         rv = int(self.h_csr_resp_v.value)
         exp = self.csr_expect
@@ -369,6 +376,23 @@ class PmlEnv:
         for hc in self.holds:
             if hc.violations:
                 self._err(hc.violations[0])
+
+    def _check_dbg(self, cycle: int):
+        """formalPorts: the index / address registers equal the model's every cycle (both
+        change only with a presented write or a CSR write of an earlier cycle), and each queue
+        holds at least what the model's does (the model leaves eagerly)."""
+        m = self.model
+        for c, (pi, gi, pa, ga, qc) in enumerate(self.dbg):
+            mc = m.ctx[c]
+            got = (int(pi.value), int(gi.value), int(pa.value) << 12, int(ga.value) << 12)
+            exp = (mc.index[PML], mc.index[GUEST], m.buffer_base(c, PML),
+                   m.buffer_base(c, GUEST))
+            if got != exp:
+                self._err(f"dbg ports of ctx{c} (pmlIndex, gpmlIndex, pmlAddr, gpmlAddr) = "
+                          f"{tuple(hex(x) for x in got)}, model {tuple(hex(x) for x in exp)}")
+            if int(qc.value) < len(mc.queue):
+                self._err(f"dbg_queueCount_{c} = {int(qc.value)} < the model's "
+                          f"{len(mc.queue)} queued events")
 
     def _regname(self, addr: int) -> str:
         d = self.model.decode(addr)
