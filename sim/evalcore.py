@@ -26,9 +26,18 @@ def ensure_test_config(block: str, name: str, params: dict) -> str | None:
     """Generate a test-only configuration into build/sim/rtl_tb/<name>/ on demand (the
     testbenches' tb/xlat_tb/generate.py, regenerated when the generator is newer or the
     parameters differ). Returns None when it succeeded, else the reason it cannot be had."""
-    from xlat_tb.generate import ensure_config
+    import contextlib
+    import io
+
+    from xlat_tb.generate import TB_RTL, ensure_config
+    buf = io.StringIO()
     try:
-        ensure_config(block, name, params)
+        with contextlib.redirect_stdout(buf):   # the generator's warnings: to a log, not the progress
+            ensure_config(block, name, params)
+        if buf.getvalue().strip():
+            (TB_RTL / name / "generate.log").write_text(buf.getvalue())
+            say(f"[gen] generated test-only configuration {name} into {TB_RTL / name} "
+                f"(generator output: generate.log)")
         return None
     except BaseException as e:  # noqa: BLE001  (pytest's skip/fail outcomes outside pytest)
         if isinstance(e, KeyboardInterrupt):
