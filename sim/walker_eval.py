@@ -42,6 +42,7 @@ QUICK_CONFIGS = ["walker_baseline", "walker_x86"]
 QUICK_MIXES = ["thp_g60_h30", "gem_g60_h30"]
 MIX_CONFIGS = ["walker_baseline", "walker_x86"]
 PAIR_OF = {v: k for k, v in wl.PAIRS.items()}
+THRASH_CONFIG = "walker_evx_x86_c4"  # also run capped at one walk in flight (harness --inflight 1)
 AD_WORKLOAD = "seq_allwrites"  # x86 seq with 100% writes: the A/D lock's throughput
 COLD_WALKS = 50           # "cold": mean reads of the first walks (caches filling)
 GEMINI = {"thp": (0.18, 0.35), "gemini": (0.50, 0.81)}  # aligned huge pages (spec, seed 001)
@@ -105,14 +106,15 @@ def make_workloads(args, pairs: list[str], out: Path) -> list[dict]:
 
 
 # ---- one run ---------------------------------------------------------------------------------
-def run_one(exe: Path, cfg: str, wk: dict, args, out: Path) -> dict:
+def run_one(exe: Path, cfg: str, wk: dict, args, out: Path, inflight: int | None = None) -> dict:
     rdir = out / "runs"
     rdir.mkdir(parents=True, exist_ok=True)
-    js, lg = rdir / f"{cfg}__{wk['name']}.json", rdir / f"{cfg}__{wk['name']}.resp"
+    name = wk["name"] + (f"@inflight{inflight}" if inflight else "")
+    js, lg = rdir / f"{cfg}__{name}.json", rdir / f"{cfg}__{name}.resp"
     w = wk["w"]
     t0 = time.monotonic()
     st = walkerio.run(exe, wk["mem"], wk["trace"], js, log=lg, latency=args.walker_latency,
-                      warmup=int(w.n * args.warmup), label=wk["name"])
+                      warmup=int(w.n * args.warmup), label=name, inflight=inflight)
     log = walkerio.read_log(lg)
     man = hbuild.load_manifest(cfg)
     p = man["params"]
@@ -123,7 +125,7 @@ def run_one(exe: Path, cfg: str, wk: dict, args, out: Path) -> dict:
     eff = (1 << (12 + 9 * ok_rows["pageSize"].astype(np.int64))) if len(ok_rows) else np.zeros(1)
     first = log[:COLD_WALKS]
     d = dict(st)
-    d.update(config=cfg, workload=wk["name"], pair=wk["pair"], kind=wk["kind"], wl=wk["wl"],
+    d.update(config=cfg, workload=name, pair=wk["pair"], kind=wk["kind"], wl=wk["wl"],
              params=p, exact_model=exact, model_checked=chk["checked"],
              model_mismatches=chk["mismatches"][:10], n_mismatches=len(chk["mismatches"]),
              cold_reads=float(first["memReads"].mean()) if len(first) else 0.0,
@@ -159,12 +161,19 @@ def plots(res: dict, results: list[dict], out: Path) -> list[str]:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import FixedLocator, NullLocator, ScalarFormatter
 
+    def read_ticks(ax):  # plain numbers on a log axis
+        ax.yaxis.set_major_locator(FixedLocator([1, 2, 3, 4, 6, 10, 15, 24, 35]))
+        ax.yaxis.set_minor_locator(NullLocator())
+        ax.yaxis.set_major_formatter(ScalarFormatter())
+
+    short = {"x86": "x86-64 4 / EPT 4", "x86_5": "x86-64 5 / EPT 5", "rv39": "Sv39 / x4", "rv48": "Sv48 / x4"}
     made = []
     get = lambda c, w: res.get((c, w))  # noqa: E731
     loc = [k for k in wl.LOCALITY]
     # reads per walk: x86 cache sweep, and baseline vs default for every pair
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.6))
     ax = axes[0]
     sweep = [("walker_baseline", 0), ("walker_evx_x86_c4", 4), ("walker_x86", 16), ("walker_evx_x86_c64", 64)]
     for k, mk in zip(loc, "osd"):
@@ -177,6 +186,7 @@ def plots(res: dict, results: list[dict], out: Path) -> list[str]:
     ax.set_xscale("symlog", linthresh=4)
     ax.set_xticks([0, 4, 16, 64], ["0 (baseline)", "4", "16 (default)", "64"])
     ax.set_yscale("log")
+    read_ticks(ax)
     ax.set_xlabel("entries per cache (guest PWC = host PWC = nested TLB)")
     ax.set_ylabel("memory reads per walk (warm)")
     ax.set_title("x86-64 over EPT (hollow: 16 entries, 1 walker)")
@@ -190,14 +200,17 @@ def plots(res: dict, results: list[dict], out: Path) -> list[str]:
         b = [get(BASELINE[p], f"{p}_{k}") for p in pairs]
         dflt = [get(NAMED[p], f"{p}_{k}") for p in pairs]
         ax.bar(x + (2 * j - 2.5) * wdt, [r["warm_reads"] if r else 0 for r in b], wdt,
-               color=f"C{j}", alpha=0.45, label=f"{k}: no caches, 1 walker")
+               color=f"C{j}", alpha=0.45, label=f"{k}, no caches")
         ax.bar(x + (2 * j - 1.5) * wdt, [r["warm_reads"] if r else 0 for r in dflt], wdt,
-               color=f"C{j}", label=f"{k}: default caches, 4 walkers")
-    ax.set_xticks(x, [wl.PAIR_LABEL[p] for p in pairs], fontsize=8)
+               color=f"C{j}", label=f"{k}, default")
+    ax.set_xticks(x, [short[p] for p in pairs], fontsize=8)
     ax.set_yscale("log")
+    read_ticks(ax)
+    ax.set_ylim(1.5, 60)
     ax.set_ylabel("memory reads per walk (warm)")
-    ax.grid(alpha=0.3, axis="y", which="both")
-    ax.legend(fontsize=6, ncol=2)
+    ax.set_title("light: no caches, 1 walker; dark: 16 entries, 4 walkers")
+    ax.grid(alpha=0.3, axis="y")
+    ax.legend(fontsize=6, ncol=3, loc="upper center")
     fig.tight_layout()
     fig.savefig(out / "walker_reads.png", dpi=110)
     plt.close(fig)
@@ -235,8 +248,9 @@ def plots(res: dict, results: list[dict], out: Path) -> list[str]:
                label="aligned walks (perf_hugeAligned / perf_hugeGuest)")
         ax.set_xticks(x, [r["wl"] for r in mixes], fontsize=8, rotation=15)
         ax.set_ylabel("%")
-        ax.set_ylim(0, 105)
-        ax.legend(fontsize=7, loc="upper left")
+        ax.set_ylim(0, 135)
+        ax.set_yticks([0, 20, 40, 60, 80, 100])
+        ax.legend(fontsize=7, loc="upper center", ncol=2)
         ax.grid(alpha=0.3, axis="y")
         fig.tight_layout()
         fig.savefig(out / "walker_aligned.png", dpi=110)
@@ -313,6 +327,19 @@ def section(args, results: list[dict], pngs, build_times, skipped, wall) -> list
                 for k in wl.LOCALITY]
         L += md_table(["workload"] + [lab[c] for c in sw], rows, "l" + "r" * len(sw))
         L.append("")
+        t4 = [(k, get(THRASH_CONFIG, f"x86_{k}"), get(THRASH_CONFIG, f"x86_{k}@inflight1")) for k in ("stride", "random")]
+        t4 = [x for x in t4 if x[1] and x[2]]
+        if t4:
+            L.append("With 4 entries per cache and 4 walkers the caches thrash on `stride` and `random`: "
+                     + "; ".join(f"{k}: {a['warm_reads']:.2f} reads and {a['guestPwcHitsPerWalk']:.2f} guest PWC "
+                                 f"hits per walk with 4 walks in flight, {b['warm_reads']:.2f} reads and "
+                                 f"{b['guestPwcHitsPerWalk']:.2f} hits with one (the same RTL, harness "
+                                 f"`--inflight 1`)" for k, a, b in t4)
+                     + ". Every walk fills a level-1 guest PWC entry and a nested-TLB entry that are never used "
+                       "again, a lookup touches only the deepest hit, and fills are not de-duplicated (walks in "
+                       "flight that miss the same pointer each fill it): four concurrent walks' fills evict the "
+                       "shared upper-level entries, after which the walks miss together and refill duplicates. "
+                       "From 16 entries the shared entries survive (same reads with 1 or 4 walkers).\n")
 
     L.append("### Throughput (walks per 1000 cycles, 100-cycle memory)\n")
     rows = []
@@ -460,25 +487,27 @@ def run(args, out: Path) -> tuple[list[str], bool]:
                 continue
             if w["kind"] == "mix" and c not in MIX_CONFIGS:
                 continue
-            jobs.append((c, w))
+            jobs.append((c, w, None))
+            if c == THRASH_CONFIG and w["wl"] in ("stride", "random"):
+                jobs.append((c, w, 1))   # the same, one walk in flight: see section()
     weight = lambda j: j[1]["w"].n * (6 if hbuild.load_manifest(j[0])["params"]["guestPwcEntries"] == 0 else 1)  # noqa: E731
     jobs.sort(key=lambda j: -weight(j))
     say(f"[eval] NestedWalker: {len(jobs)} runs on {args.jobs} parallel jobs")
 
     def describe(j, d):
-        c, w = j
+        c, w, _ = j
         if d is None:
             return f"{c} {w['name']}"
         agree = "counters agree" if d["counters_agree"] else "COUNTER MISMATCH"
         model = f"model ok ({d['model_checked']})" if not d["n_mismatches"] else f"MODEL MISMATCH x{d['n_mismatches']}"
-        return (f"{c:22s} {w['name']:18s} reads/walk {d['warm_reads']:6.2f}  walks/kcycle {d['warm_wpkc']:6.2f}  "
+        return (f"{c:22s} {d['workload']:18s} reads/walk {d['warm_reads']:6.2f}  walks/kcycle {d['warm_wpkc']:6.2f}  "
                 f"{d['walks_per_second'] / 1e3:5.0f}k walks/s  {agree}, {model}")
 
-    results, failures = run_pool(jobs, lambda j: run_one(exes[j[0]], j[0], j[1], args, out),
+    results, failures = run_pool(jobs, lambda j: run_one(exes[j[0]], j[0], j[1], args, out, j[2]),
                                  workers=args.jobs, weight=weight, describe=describe)
     order = {c: i for i, c in enumerate(configs)}
     wk_order = {w["name"]: i for i, w in enumerate(wks)}
-    results.sort(key=lambda r: (wk_order[r["workload"]], order[r["config"]]))
+    results.sort(key=lambda r: (wk_order[r["workload"].split("@")[0]], order[r["config"]], r["workload"]))
     (out / "walker_results.json").write_text(json.dumps({"runs": results}, indent=1, default=str))
     keys = ["workload", "config", "pair", "walks", "cycles", "memReads", "memWrites", "readsPerWalk",
             "cold_reads", "warm_reads", "walksPer1000Cycles", "warm_wpkc", "faults", "dirtyEvents",
