@@ -18,12 +18,6 @@ exactly once, in order.  The scoreboard (pml_env.py) checks every write, CSR res
 interrupt and ready on the way; the functional-coverage summary is printed and required bins
 must be hit.
 
-Known RTL deviations from the doc (reported; directed tests test_dedup_guest_only_events and
-test_dedup_ignored_events_leave_filter fail on them): with a dedup filter the RTL does not
-remember events that have only a guest part, and an ignored event whose (truncated) context
-and GPA are in the filter updates the PLRU.  Until they are fixed, on configurations with a
-filter the stimulus avoids EPML-only and disabled contexts and unknown vmids (the run says
-so); XLAT_PML_STRICT=1 keeps them.
 """
 
 from __future__ import annotations
@@ -58,10 +52,6 @@ class Stimulus:
         self.modes = [BOTH] * p.contexts
         self.tracks = [0] * p.contexts
         self.rate = 1.0
-        self.avoid = bool(p.dedupEntries) and \
-            os.environ.get("XLAT_PML_STRICT", "") in ("", "0")
-        if self.avoid:
-            self.unknown = []
 
     def gen(self, cycle):
         if self.paused or self.issued >= self.n:
@@ -121,7 +111,7 @@ async def test_random(dut):
         for c in range(p.contexts):
             x = mr.random()
             mode = BOTH if x < 0.5 else CTRL_PML if x < 0.75 else CTRL_EPML if x < 0.92 else 0
-            if (c == 0 and mode == 0) or (st.avoid and mode in (0, CTRL_EPML)):
+            if c == 0 and mode == 0:
                 mode = BOTH
             st.modes[c] = mode
             st.tracks[c] = mr.getrandbits(p.asidBits)
@@ -132,10 +122,6 @@ async def test_random(dut):
                 await env.write(c, "TRACK_ASID", st.tracks[c])
                 await env.write(c, "CTRL", mode)
 
-    if st.avoid:
-        dut._log.warning("dedupEntries %d: avoiding EPML-only / disabled contexts and unknown "
-                         "vmids (known RTL deviations; XLAT_PML_STRICT=1 keeps them)",
-                         p.dedupEntries)
     await set_modes()
     cov = env.cov
     cov.declare("event.queued", "event.ignored", "exit", "guestIrq", "mem.writeError",
@@ -143,8 +129,6 @@ async def test_random(dut):
                 "write.guest.index0", "agent.move_buffer", "agent.poison_after_error",
                 "csr.bad", "mem_req.held", "csr.r.STATUS", "csr.r.PML_INDEX")
     cov.declare("event.deduped", required=bool(p.dedupEntries), why="dedupEntries = 0")
-    if st.avoid:
-        cov.declare("event.ignored", required=False, why="avoided: known RTL deviation")
     stop = {"stop": False}
     cocotb.start_soon(reg_reader(env, seeded_rng("random.reader"), stop))
     env.dirty.generator = st.gen

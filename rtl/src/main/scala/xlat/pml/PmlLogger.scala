@@ -130,8 +130,9 @@ class PmlLogger(val p: PmlParams) extends Module {
     q.io.enq.bits.guest := wantGuest
   }
   dedup.foreach { c =>
-    when(io.dirty.fire && dedupHit) { c.touch(dedupWay) }
-    when(io.dirty.fire && !drop && wantPml) {
+    // Only events the logger would log use the filter: an ignored event leaves it untouched.
+    when(io.dirty.fire && !ignore && dedupHit) { c.touch(dedupWay) }
+    when(io.dirty.fire && !drop) {
       val x = Wire(new DedupEntry(p)); x.ctx := ek; x.gpa := ev.gpa
       c.fill(x, 0.U)
     }
@@ -210,7 +211,9 @@ class PmlLogger(val p: PmlParams) extends Module {
     when(!csrWrite) {
       when(pmlOwed(c) && ctrlPml(c) && !inRange(pmlIndex(c)) && !full(c)) { full(c) := true.B; exitPending(c) := true.B }
       when(guestOwed(c) && ctrlEpml(c) && !inRange(gpmlIndex(c)) && !guestFull(c)) {
-        guestFull(c) := true.B; irqPending(c) := true.B; irqVectorHeld(c) := irqVector(c)
+        guestFull(c) := true.B; irqPending(c) := true.B
+        // a re-raise (ACK while still pending) merges: the offered guestIrq keeps its vector
+        when(!irqPending(c)) { irqVectorHeld(c) := irqVector(c) }
       }
     }
   }
