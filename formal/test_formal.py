@@ -10,6 +10,7 @@ a session fixture does that once, with its own generous timeout, before any task
 Environment knobs: XLAT_FORMAL_TIMEOUT (seconds per task, default 1800).
 """
 
+import json
 import os
 import re
 import shutil
@@ -35,7 +36,48 @@ TASKS = [
     ("babelfish/babelfish.sby", "prove_noshare", ["babelfish_formal_noshare"]),
     ("babelfish/babelfish.sby", "cover_share", ["babelfish_formal"]),
     ("babelfish/babelfish.sby", "cover_noshare", ["babelfish_formal_noshare"]),
+    ("pml/pml.sby", "pml_prove", ["pml_formal"]),
+    ("pml/pml.sby", "pml_live", ["pml_formal"]),
+    ("pml/pml.sby", "pml_cover", ["pml_formal"]),
+    ("pml/pml.sby", "pml_cover_dedup", ["pml_formal_dedup"]),
 ]
+
+# Test-only configurations (no named configuration has them): name -> (block, base configuration
+# whose parameters it takes, overrides). Generated on demand by the project's generator
+# (xlat.Generate, as `make custom` does) into build/formal/rtl/<name>/, outside build/rtl/ so
+# that lint and the generator tests do not iterate over them.
+TEST_RTL = OUT / "rtl"
+TEST_ONLY = {
+    "pml_formal_dedup": ("pml", "pml_formal", {"dedupEntries": 2}),
+}
+
+
+def _test_config(name):
+    """Generate test-only configuration `name` when missing or older than the generator."""
+    import fcntl
+    block, base, over = TEST_ONLY[name]
+    classes, cpfile = BUILD / "maven" / "classes", BUILD / "classpath.txt"
+    base_man = RTL / base / "manifest.json"
+    java = shutil.which("java")
+    if not (classes.is_dir() and cpfile.is_file() and base_man.is_file() and java):
+        pytest.fail(f"test-only configuration {name} needs the generator and {base}: run `make` first")
+    params = dict(json.loads(base_man.read_text())["params"], **over)
+    man = TEST_RTL / name / "manifest.json"
+    TEST_RTL.mkdir(parents=True, exist_ok=True)
+    with open(TEST_RTL / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        newest = max(f.stat().st_mtime for f in classes.rglob("*.class"))
+        if (man.is_file() and json.loads(man.read_text())["params"] == params
+                and man.stat().st_mtime >= newest):
+            return
+        args = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in params.items()]
+        cmd = [java, "-cp", f"{classes}:{cpfile.read_text().strip()}", "xlat.Generate",
+               "--out", str(TEST_RTL), "--block", block, "--name", name, *args]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        if r.returncode != 0 or not man.is_file():
+            pytest.fail(f"generating test-only configuration {name} failed:\n  {' '.join(cmd)}\n"
+                        f"{r.stdout[-2000:]}\n{r.stderr[-2000:]}")
+        print(f"generated test-only configuration {name}: {r.stdout.strip()}")
 
 
 def _tool_dir():
@@ -85,9 +127,17 @@ def _tail(path, n=60):
 @pytest.mark.parametrize("sby,task,configs", TASKS, ids=[t[1] for t in TASKS])
 def test_sby(formal_env, sby, task, configs):
     for cfg in configs:
-        for f in ("BabelFishTlb.sv", "params.svh"):
-            if not (RTL / cfg / f).exists():
-                pytest.fail(f"{RTL / cfg / f} missing: run `make` to generate the RTL first")
+        rtl = RTL
+        if cfg in TEST_ONLY:
+            _test_config(cfg)
+            rtl = TEST_RTL
+        manifest = rtl / cfg / "manifest.json"
+        files = ["manifest.json", "params.svh"]
+        if manifest.exists():
+            files += json.loads(manifest.read_text())["files"]
+        for f in files:
+            if not (rtl / cfg / f).exists():
+                pytest.fail(f"{rtl / cfg / f} missing: run `make` to generate the RTL first")
 
     sby_path = FORMAL / sby
     workdir = OUT / task
