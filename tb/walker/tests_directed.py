@@ -185,7 +185,11 @@ async def test_ad_bits(dut):
     env = await setup(dut, "ad", s)
     ok = [t for t in s.targets if t.kind == "ok" and _fits(env, t)]
     await walk_all(env, [s.request(t, cmd=0) for t in ok[: len(ok) // 2]] +
-                   [s.request(t, cmd=1) for t in ok] + [s.request(t, cmd=1) for t in ok])
+                   [s.request(t, cmd=1) for t in ok])
+    # The repeat round starts after the first has answered: two write walks of one page in
+    # flight together may set D in either order (the A/D lock decides), so only a later
+    # round is known to find every bit set.
+    await walk_all(env, [s.request(t, cmd=1) for t in ok])
     if env.hw:
         expect(env.counts["dirtyEvents"] > 0 and len(env.mem.writes()) > 0,
                "hardware A/D: no write / no dirty event")
