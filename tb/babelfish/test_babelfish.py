@@ -16,12 +16,12 @@ own generator (see xlat_tb/generate.py).
     .venv/bin/python -m pytest tb/babelfish -k "l1-test_superpages"   # one cocotb test
 """
 
-import ast
 from pathlib import Path
 
 import pytest
 
 from xlat_tb.generate import ensure_config
+from xlat_tb.cases import cocotb_cases
 from xlat_tb.runner import run_config
 
 NAMED = ["l1", "l1_noshare", "l2", "l2_noshare", "formal", "formal_noshare"]
@@ -41,15 +41,7 @@ TEST_ONLY = {
 CONFIGS = NAMED + list(TEST_ONLY)
 
 
-def cocotb_tests(module: str) -> list[str]:
-    """Names of the @cocotb.test functions of tests_<module>.py, in file order."""
-    tree = ast.parse((Path(__file__).parent / f"tests_{module}.py").read_text())
-    return [f.name for f in tree.body if isinstance(f, ast.AsyncFunctionDef)
-            and any("cocotb.test" in ast.unparse(d) for d in f.decorator_list)]
-
-
-CASES = [("directed", t) for t in cocotb_tests("directed")] + \
-        [("random", t) for t in cocotb_tests("random")]
+CASES = cocotb_cases(Path(__file__).parent)
 
 
 @pytest.mark.parametrize("suite,case", CASES, ids=[c[1] for c in CASES])
