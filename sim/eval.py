@@ -261,7 +261,7 @@ def babelfish_section(out: Path, args, results, rows, pngs, build_times, wall) -
             walk = args.walk_latency_l1 if level == "L1" else args.walk_latency_l2
             L.append(f"| {c} | {m['derived'].get('entries')} ({m['params']['sets']}x{m['params']['ways']} + "
                      f"{m['params']['superpageEntries']} superpage) | {m['params']['storage']} / "
-                     f"{m['derived']['latency']} | {'on' if m['params']['sharing'] else 'off'} | {walk} |")
+                     f"{m['params']['latency']} | {'on' if m['params']['sharing'] else 'off'} | {walk} |")
     L.append("")
     L.append(f"Core model: blocking, one access at a time (lookup; on a miss, or a permission fault on a "
              f"write to a clean or copy-on-write page, a walk of the level's walk latency, then the fill "

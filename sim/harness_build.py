@@ -90,7 +90,7 @@ def params_header_babelfish(man: dict) -> str:
         f"constexpr int P_PC_BITS = {w('fill_bits_pc')};",
         f"constexpr int P_KIND_BITS = {w('inval_bits_kind')};",
         f"constexpr int P_PERF_BITS = {w('perf_lookups')};",
-        f"constexpr int P_LATENCY = {der['latency']};",
+        f"constexpr int P_LATENCY = {par['latency']};",
         f"constexpr int P_SHARING = {1 if par['sharing'] else 0};",
         f"constexpr int P_ENTRIES = {der.get('entries', 0)};",
     ]

@@ -86,7 +86,7 @@ def test_harness_matches_reference_model(cfg, stress):
     sharing = hbuild.load_manifest(cfg)["params"]["sharing"]
     assert (st["crossHits"] > 0) == bool(sharing)
     # cycle accounting: every lookup costs the latency, every walk the walk latency
-    lat = hbuild.load_manifest(cfg)["derived"]["latency"]
+    lat = hbuild.load_manifest(cfg)["params"]["latency"]
     assert st["cycles"] >= st["lookups"] * lat + st["walks"] * 7 + st["fills"]
 
 

@@ -8,8 +8,9 @@ Checks, every cycle (ReadOnly phase):
 * accepted operations are applied to the model in acceptance order;
 * every lookup gets exactly one response, exactly ``latency`` cycles after acceptance, and every
   field is compared with the model (a miss answers 0 in every field);
-* sram: nothing is accepted in the busy cycles the doc gives (fill and every inval: t+1;
-  inval kinds 2/3: t+1 .. t+sets, a sweep) -- a violation is an error;
+* nothing is accepted in the busy cycles the doc gives (the write shadow: latency - 1 cycles
+  after a fill or an inval; sram inval kinds 2/3: sets + latency - 2 cycles, a sweep) -- a
+  violation is an error;
 * exact timing (doc "Timing"): outside busy cycles the readies follow only the priority rule.
   A deviation is a *timing* deviation, collected and reported at the end of the test; it fails
   the test unless XLAT_TIMING=warn (then it is only logged).
@@ -54,10 +55,7 @@ class BabelFishEnv:
         self.man = load_manifest(os.environ["XLAT_MANIFEST"])
         self.config = self.man.config
         self.p = BabelFishParams.from_dict(self.man.params)
-        self.latency = int(self.man.derived.get("latency", self.p.latency))
-        if self.latency != self.p.latency:
-            raise TbError(f"manifest latency {self.latency} disagrees with storage "
-                          f"{self.p.storage!r} (doc: flops 1, sram 2)")
+        self.latency = self.p.latency
         self.sram = self.p.storage == "sram"
         self.w = {n: p.width for n, p in self.man.ports.items()}
         self._check_ports()
@@ -151,7 +149,7 @@ class BabelFishEnv:
         c.declare("lookup.badPcIdx.would_have_hit_shared",
                   required=bad_pcidx_possible and share,
                   why="needs sharing and a pcBits that is not a power of 2")
-        c.declare("timing.sram_busy_after_fill", "timing.sram_sweep",
+        c.declare("timing.busy_after_fill", "timing.sram_sweep",
                   required=False, why="informational")
 
     def start(self):
@@ -196,7 +194,7 @@ class BabelFishEnv:
         busy = cycle <= self.busy_until
         if busy and acc:
             self._err(f"{acc[0][0]} accepted in cycle {cycle}, a busy cycle after "
-                      f"{self.busy_reason} (doc: Timing, sram)")
+                      f"{self.busy_reason} (doc: Timing, write shadow)")
         # --- exact timing (doc): readies high except the priority rule and busy cycles
         want_ir = int(not busy)
         want_fr = int(not busy and not iv)
@@ -207,7 +205,9 @@ class BabelFishEnv:
                 self._timing(f"{nm}={have}, doc timing expects {want} (busy={busy}"
                              f"{', ' + self.busy_reason if busy else ''}, inval_valid={iv}, "
                              f"fill_valid={fv})")
-        if self.dbg is not None:
+        # a write lands at the end of its last busy cycle: outside busy cycles the arrays hold
+        # every operation accepted so far (pipelined configurations lag inside them)
+        if self.dbg is not None and not busy:
             self._check_dbg()
         # --- responses
         item = self.resp.item
@@ -237,8 +237,8 @@ class BabelFishEnv:
 
     def _check_dbg(self):
         """dbg_* (doc "Ports"): entry i = set*ways + way, superpage j at sets*ways + j; field F
-        of entry i is bits [i*W +: W].  The state seen in cycle t is the one after every operation
-        accepted before t, which is what the model holds here."""
+        of entry i is bits [i*W +: W].  Checked in cycles that are not busy: then the state is the
+        one after every operation accepted before the cycle, which is what the model holds."""
         p = self.p
         raw = {f: (int(h.value), w) for f, (h, w) in self.dbg.items()}
         slots = [e for ways in self.model.sets for e in ways] + list(self.model.sp)
@@ -280,12 +280,11 @@ class BabelFishEnv:
         if res.removed and k in (2, 3):
             self.cov.hit("inval.removed_some.ctx")
         self.history.append(f"c{cycle} inval {_fmt(txn)} -> removed {res.removed}")
-        if self.sram:  # doc: every inval is carried out in t+1; kinds 2/3 sweep `sets` cycles
-            if k in (2, 3):
-                self.busy_until, self.busy_reason = cycle + self.p.sets, f"inval kind {k} @ {cycle}"
+        busy = self.p.busy_after_inval(k)
+        if busy:
+            self.busy_until, self.busy_reason = cycle + busy, f"inval kind {k} @ {cycle}"
+            if busy > self.p.latency - 1:
                 self.cov.hit("timing.sram_sweep")
-            else:
-                self.busy_until, self.busy_reason = cycle + 1, f"inval kind {k} @ {cycle}"
 
     def _apply_fill(self, txn, cycle):
         res = self.model.fill(**{k: v for k, v in txn.items() if not k.startswith("_")})
@@ -307,9 +306,9 @@ class BabelFishEnv:
         self.history.append(
             f"c{cycle} fill {_fmt(txn)} -> "
             + (f"{res.array}[{res.way}] {res.rule}" if res.installed else "not installed"))
-        if self.sram:
-            self.busy_until, self.busy_reason = cycle + 1, f"fill @ {cycle}"
-            self.cov.hit("timing.sram_busy_after_fill")
+        if self.p.busy_after_fill():
+            self.busy_until, self.busy_reason = cycle + self.p.busy_after_fill(), f"fill @ {cycle}"
+            self.cov.hit("timing.busy_after_fill")
         for h in self.on_fill_result:
             h(txn, res)
 

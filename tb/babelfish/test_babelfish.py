@@ -28,15 +28,18 @@ NAMED = ["l1", "l1_noshare", "l2", "l2_noshare", "formal", "formal_noshare"]
 
 # Test-only configurations (not part of the library's named set).
 TEST_ONLY = {
-    # true LRU, 3 ways, 5 superpage entries, pcBits 5 (pcIdx 5..7 out of range)
+    # true LRU, 3 ways, 5 superpage entries, pcBits 5 (pcIdx 5..7 out of range);
+    # latency 1 (match, select and response in one cycle)
     "tbx_lru": dict(sets=8, ways=3, superpageEntries=5, pcBits=5, replacement="lru",
-                    storage="flops"),
-    # LFSR random, 5 ways, 3 superpage entries, 20-bit PC masks
+                    storage="flops", latency=1),
+    # LFSR random, 5 ways, 3 superpage entries, 20-bit PC masks; latency 2 (registered hit
+    # vector, no read register)
     "tbx_random": dict(sets=4, ways=5, superpageEntries=3, pcBits=20, replacement="random",
-                       storage="flops"),
-    # SRAM with 4 sets (short sweeps), tree-PLRU over 6 and 7 ways, pcBits 6
+                       storage="flops", latency=2),
+    # SRAM with 4 sets (short sweeps), tree-PLRU over 6 and 7 ways, pcBits 6; latency 2 (SRAM
+    # read register, match and select in one cycle)
     "tbx_sram": dict(sets=4, ways=6, superpageEntries=7, pcBits=6, replacement="plru",
-                     storage="sram"),
+                     storage="sram", latency=2),
 }
 CONFIGS = NAMED + list(TEST_ONLY)
 

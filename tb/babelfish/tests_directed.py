@@ -576,7 +576,7 @@ async def test_timing_and_ordering(dut):
     hist = [h.split()[1] for h in list(env.history)[-3:]]
     expect(hist == ["inval", "fill", "lookup"], f"acceptance order {hist}")
     r = await expect_hit(env, "fill visible", 0x42, vpn=v, pcid=1, ccid=1)
-    # a fill and the lookup right behind it (flops: next cycle; sram: after the busy cycle)
+    # a fill and the lookup right behind it (accepted when the fill has landed: t + latency)
     v2 = vpn_in_set(env, 0, 2)
     env.send_fill(vpn=v2, ppn=0x43, pcid=1, ccid=1)
     t_l = env.send_lookup(vpn=v2, pcid=1, ccid=1)
@@ -593,7 +593,7 @@ async def test_timing_and_ordering(dut):
     cycles = [t["_cycle"] for t in txns]
     expect(cycles == list(range(cycles[0], cycles[0] + 40)),
            f"back-to-back lookups not accepted one per cycle: {cycles[:10]}...")
-    # every inval kind followed by lookups: busy periods (sram) are checked cycle by cycle
+    # every inval kind followed by lookups: busy periods are checked cycle by cycle
     for kind in range(8):
         env.send_fill(vpn=v, ppn=0x44, pcid=1, ccid=1)
         env.send_inval(kind=kind, vpn=v, pcid=1, ccid=1)
@@ -606,15 +606,15 @@ async def test_timing_and_ordering(dut):
 @cocotb.test()
 async def test_busy_cycles_per_operation(dut):
     """For the fill and every inval kind: present the operation together with a lookup and
-    measure when the lookup is accepted.  Doc ("Timing"): flops, always the next cycle; sram,
-    busy in t+1 after a fill or any inval (lookup at t+2), kinds 2/3 sweep `sets` cycles
-    (lookup at t+1+sets)."""
+    measure when the lookup is accepted.  Doc ("Timing"): a write lands latency - 1 cycles after
+    it is accepted and nothing is accepted before that, so the lookup is accepted at
+    t + latency; sram with more than one set: kinds 2/3 sweep every set, one a cycle, and the
+    lookup is accepted at t + sets + latency - 1."""
     env = await setup(dut, "busy_cycles")
     v = vpn_in_set(env, 1, 1)
-    sets = env.p.sets
-    doc = {"fill": 2, 0: 2, 1: 2, 2: 1 + sets, 3: 1 + sets, 4: 2, 5: 2, 6: 2, 7: 2}
-    if not env.sram:
-        doc = {k: 1 for k in doc}
+    sets, lat = env.p.sets, env.p.latency
+    sweep = sets + lat - 1 if env.sram and sets > 1 else lat
+    doc = {"fill": lat, 0: lat, 1: lat, 2: sweep, 3: sweep, 4: lat, 5: lat, 6: lat, 7: lat}
     table, bad = [], []
     for op in ["fill"] + list(range(8)):
         await env.drain()
@@ -629,7 +629,7 @@ async def test_busy_cycles_per_operation(dut):
                      f"t+{gap} (doc t+{doc[op]})")
         if gap != doc[op]:
             bad.append(table[-1])
-    dut._log.info("busy cycles (%s):\n  %s", env.p.storage, "\n  ".join(table))
+    dut._log.info("busy cycles (%s, latency %d):\n  %s", env.p.storage, lat, "\n  ".join(table))
     # deviations are reported (and, unless XLAT_TIMING=warn, fail) by finish(); say which
     if bad:
         dut._log.warning("operation timing differs from the doc:\n  %s", "\n  ".join(bad))

@@ -102,8 +102,11 @@ def test_named_sizes():
     assert l2["sets"] * l2["ways"] == 1536 and l2["storage"] == "sram" and l2["ways"] == 12
     assert not manifest(RTL / "babelfish_l1_noshare")["params"]["sharing"]
     assert not manifest(RTL / "babelfish_l2_noshare")["params"]["sharing"]
-    assert manifest(RTL / "babelfish_l2")["derived"]["latency"] == 2
-    assert manifest(RTL / "babelfish_l1")["derived"]["latency"] == 1
+    # doc: named configurations use latency 3 (read and hit-vector registers)
+    for c in ("babelfish_l1", "babelfish_l2", "babelfish_formal"):
+        m = manifest(RTL / c)
+        assert m["params"]["latency"] == 3
+        assert m["derived"]["readReg"] and m["derived"]["hitReg"] and m["derived"]["writeShadow"] == 2
 
 
 @pytest.mark.parametrize(
@@ -120,6 +123,8 @@ def test_named_sizes():
         (["sets=abc"], "sets"),
         (["colour=blue"], "colour"),
         (["storage=sram", "formalPorts=true"], "formalPorts"),
+        (["latency=4"], "latency"),
+        (["storage=sram", "latency=1"], "latency"),
     ],
 )
 def test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="babelfish"):
@@ -182,7 +187,7 @@ def test_custom_from_json(tmp_path):
     generate("--out", tmp_path, "--json", f, check=True)
     m = manifest(tmp_path / "fromjson")
     assert m["params"]["ways"] == 2 and m["params"]["storage"] == "sram"
-    assert m["params"]["replacement"] == "random" and m["derived"]["latency"] == 2
+    assert m["params"]["replacement"] == "random" and m["params"]["latency"] == 3
 
 
 @pytest.mark.parametrize("config", named_configs())

@@ -56,6 +56,12 @@ class BabelFishParams:
     sharing: bool = True
     replacement: str = "plru"
     storage: str = "flops"
+    latency: int = 3
+
+    def __post_init__(self):
+        legal = (2, 3) if self.storage == "sram" else (1, 2, 3)
+        if self.latency not in legal:
+            raise ValueError(f"latency must be one of {legal} with storage {self.storage}")
 
     @classmethod
     def from_dict(cls, d: dict) -> "BabelFishParams":
@@ -70,9 +76,18 @@ class BabelFishParams:
     def pcIdxBits(self) -> int:
         return max(1, clog2(self.pcBits))
 
-    @property
-    def latency(self) -> int:
-        return 1 if self.storage == "flops" else 2
+    # Timing (doc "Timing"): a write (fill or invalidation) lands at the end of its select stage,
+    # latency - 1 cycles after acceptance; nothing is accepted until then (the write shadow).
+    # With SRAM and more than one set, invalidations by PCID / CCID sweep every set, one a cycle.
+    def busy_after_fill(self) -> int:
+        """Cycles after an accepted fill in which nothing is accepted."""
+        return self.latency - 1
+
+    def busy_after_inval(self, kind: int) -> int:
+        """Cycles after an accepted invalidation of `kind` in which nothing is accepted."""
+        if self.storage == "sram" and self.sets > 1 and kind in (INVAL_PCID, INVAL_CCID):
+            return self.sets + self.latency - 2
+        return self.latency - 1
 
 
 @dataclass

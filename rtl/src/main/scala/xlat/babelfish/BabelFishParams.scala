@@ -1,7 +1,7 @@
 package xlat.babelfish
 
 import chisel3.util.{isPow2, log2Ceil}
-import xlat.common.{ReplacementKind, StorageKind}
+import xlat.common.{LookupTiming, ReplacementKind, StorageKind}
 
 /** Parameters of [[BabelFishTlb]]; see docs/babelfish-tlb.md for their meaning.
   *
@@ -20,6 +20,7 @@ case class BabelFishParams(
     sharing: Boolean = true,
     replacement: String = "plru",
     storage: String = "flops",
+    latency: Int = 3,
     formalPorts: Boolean = false
 ) {
   require(sets >= 1 && sets <= 4096 && isPow2(sets), s"sets must be a power of 2 in 1..4096, got $sets")
@@ -42,8 +43,8 @@ case class BabelFishParams(
   )
 
   val sram: Boolean = storage == "sram"
-  /** Cycles from an accepted lookup to its response. */
-  val latency: Int = if (sram) 2 else 1
+  /** Stage registers of the lookup pipeline; `latency` = cycles from an accepted lookup to its response. */
+  val timing: LookupTiming = LookupTiming(latency, sram)
   val pcIdxBits: Int = log2Ceil(pcBits).max(1)
   val tagBits: Int = vpnBits - setBits
   val entries: Int = sets * ways + superpageEntries
@@ -52,7 +53,9 @@ case class BabelFishParams(
 
   /** Values a user does not set but testbenches and scripts need (written to the manifest). */
   def derived: Seq[(String, Any)] = Seq(
-    "latency" -> latency,
+    "readReg" -> timing.readReg,
+    "hitReg" -> timing.hitReg,
+    "writeShadow" -> timing.writeShadow,
     "pcIdxBits" -> pcIdxBits,
     "setBits" -> setBits,
     "entries" -> entries

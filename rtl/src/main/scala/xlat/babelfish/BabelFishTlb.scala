@@ -13,14 +13,20 @@ import xlat.common._
   * one cycle. [[MatchRule]] decides which entries a request may use; among matches a private
   * entry wins over a global one, which wins over a shared one.
   *
-  * ==Operation==
-  * One operation a cycle, chosen by priority inval > fill > lookup. An accepted operation reads
-  * its set (`issue`), and `readLatency` cycles later (0 for flops, 1 for SRAM) it is carried
-  * out in the access stage `s`: a lookup is matched and its response registered, a fill picks
-  * its way (same key, else first invalid, else the victim) and writes it, an invalidation clears
-  * the valid bits of what it removes. With SRAM storage the TLB is busy (no operation accepted)
-  * while a fill or invalidation is in the access stage, and while an invalidation by PCID or
-  * CCID sweeps the sets one per cycle. Every operation therefore sees all earlier ones.
+  * ==Pipeline==
+  * One operation a cycle is accepted, by priority inval > fill > lookup, and passes the three
+  * stages of [[LookupTiming]] in order:
+  *  - '''read''' (acceptance): the set and its valid bits are read;
+  *  - '''match''': [[MatchRule]] against the set and every superpage entry gives per-class hit
+  *    vectors (lookup), the same-key vector (fill) or the removal mask (invalidation);
+  *  - '''select''': class priority and a one-hot select make the registered response and touch
+  *    the replacement state; a fill picks its way (same key, else first invalid, else the victim)
+  *    and writes it; an invalidation clears the valid bits of what it removes; counters count.
+  * `latency` (1, 2, 3 for flops; 2, 3 for SRAM) says which stage boundaries are registers. A
+  * write lands at the end of its select stage, so after a fill or an invalidation nothing is
+  * accepted for `latency - 1` cycles ([[WriteShadow]]): every operation sees all earlier ones,
+  * and lookups alone run back to back, one a cycle. With SRAM an invalidation by PCID or CCID
+  * sweeps the sets, one per cycle, through the same pipeline.
   *
   * See docs/babelfish-tlb.md for ports, timing and the exact replacement policies.
   */
@@ -38,11 +44,13 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   })
 
   private val rule = new MatchRule(p)
+  private val timing = p.timing
   private val setW = p.setBits.max(1)
   private def setOf(vpn: UInt): UInt = if (p.setBits == 0) 0.U(setW.W) else vpn(p.setBits - 1, 0)
 
   // ---- storage -----------------------------------------------------------------------------
-  private val pages = Module(new SetAssocStorage(new BabelFishEntry(p, p.tagBits), p.sets, p.ways, p.sram))
+  private val pages =
+    Module(new SetAssocStorage(new BabelFishEntry(p, p.tagBits), p.sets, p.ways, p.sram, readReg = timing.readReg))
   private val supers = FullyAssocStorage(new BabelFishEntry(p, p.vpnBits), p.superpageEntries)
   private val pageValid = RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B)))))
   // SRAM entries cannot be read all at once, so a flop copy of their global bits serves the
@@ -58,11 +66,12 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private def pageView(e: BabelFishEntry, set: UInt): BabelFishEntry =
     e.withVpn(if (p.setBits == 0) e.vpn else Cat(e.vpn, set(p.setBits - 1, 0)))
 
-  // ---- issue: one operation a cycle --------------------------------------------------------
+  // ---- read stage: accept one operation a cycle --------------------------------------------
   private val sweeping = RegInit(false.B)
   private val sweepSet = RegInit(0.U(setW.W))
   private val sweepReq = Reg(new InvalReq(p))
-  private val busy = Wire(Bool())
+  private val shadow = new WriteShadow(timing.writeShadow)
+  private val busy = shadow.busy || sweeping
 
   io.inval.ready := !busy
   io.fill.ready := !busy && !io.inval.valid
@@ -89,6 +98,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
       doFill -> setOf(io.fill.bits.vpn)
     )
   )
+  shadow.issue(issue.valid && issue.bits.kind =/= AccessKind.Lookup)
 
   when(startSweep) {
     sweeping := true.B
@@ -104,26 +114,43 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   supers.io.read.valid := false.B
   supers.io.read.bits := 0.U
 
-  /** The access stage: the operation whose set data is on `pages.io.readData` now. */
-  private val s = if (p.sram) {
-    val r = Wire(Valid(new AccessOp(p)))
-    r.valid := RegNext(issue.valid, false.B)
-    r.bits := RegEnable(issue.bits, issue.valid)
-    r
-  } else issue
-  busy := (if (p.sram) sweeping || (s.valid && s.bits.kind =/= AccessKind.Lookup) else false.B)
+  // ---- match stage: every candidate entry against the operation ---------------------------
+  // The write shadow keeps storage unchanged from an operation's read to its select stage, so
+  // the valid bits read with the row and the live superpage array agree with the row data.
+  private val c = Stage(issue, timing.readReg)
+  private val rowC = pages.io.readData.map(pageView(_, c.bits.set))
+  private val rowValidC = Stage.carry(pageValid(issue.bits.set), issue, timing.readReg)
+  private val supC = supers.io.readData
+  private val entriesC = rowC ++ supC
+  private val validsC = rowValidC ++ superValid
+  private val newC = rule.entryOf(c.bits.fill)
 
+  private val hitsC = VecInit(entriesC.zip(validsC).map { case (e, v) => rule.lookup(e, v, c.bits.lookup) })
+  private val sameC = VecInit(entriesC.zip(validsC).map { case (e, v) => rule.sameKey(e, v, newC) })
+  // What an invalidation removes among the entries it can see here: with SRAM the set being
+  // read (page kinds: the set of `vpn`; PCID / CCID: the sweep's set), with flops every entry.
+  private val pageCandidates =
+    if (p.sram) Seq(rowC)
+    else (0 until p.sets).map(i => (0 until p.ways).map(w => pageView(pages.io.all(i)(w), i.U(setW.W))))
+  private val pageRmC = VecInit(pageCandidates.map(r => VecInit(r.map(rule.removes(_, c.bits.inval)))))
+  private val superRmC = VecInit(supC.map(rule.removes(_, c.bits.inval)))
+
+  // ---- select stage ------------------------------------------------------------------------
+  private val s = Stage(c, timing.hitReg)
+  private def carry[T <: Data](d: T): T = Stage.carry(d, c, timing.hitReg)
   private val set = s.bits.set
-  private val row = pages.io.readData.map(pageView(_, set))
-  private val rowValid = pageValid(set)
+  private val row = carry(VecInit(rowC))
+  private val rowValid = carry(rowValidC)
   private val sup = supers.io.readData
   private val entries = row ++ sup
-  private val valids = rowValid ++ superValid
+  private val m = carry(hitsC)
+  private val same = carry(sameC)
+  private val pageRm = carry(pageRmC)
+  private val superRm = carry(superRmC)
 
   // ---- lookup ------------------------------------------------------------------------------
   private val req = s.bits.lookup
   private val lookupNow = s.valid && s.bits.kind === AccessKind.Lookup
-  private val m = entries.zip(valids).map { case (e, v) => rule.lookup(e, v, req) }
   private val anyPriv = m.map(_.priv).reduce(_ || _)
   private val anyGlobal = m.map(_.global).reduce(_ || _)
   private val anyShared = m.map(_.shared).reduce(_ || _)
@@ -163,15 +190,14 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val toSuper = PageSize.isSuper(n.pageSize)
 
   /** Way to write in an array: same key, else first invalid, else the victim. */
-  private def chooseWay(es: Seq[BabelFishEntry], vs: Seq[Bool], victim: UInt): (UInt, Bool) = {
-    val same = es.zip(vs).map { case (e, v) => rule.sameKey(e, v, n) }
+  private def chooseWay(sameKey: Seq[Bool], vs: Seq[Bool], victim: UInt): (UInt, Bool) = {
     val free = vs.map(!_)
-    val evict = !same.reduce(_ || _) && !free.reduce(_ || _)
-    val way = Mux(same.reduce(_ || _), PriorityEncoder(same), Mux(evict, victim, PriorityEncoder(free)))
+    val evict = !sameKey.reduce(_ || _) && !free.reduce(_ || _)
+    val way = Mux(sameKey.reduce(_ || _), PriorityEncoder(sameKey), Mux(evict, victim, PriorityEncoder(free)))
     (way, evict)
   }
-  private val (pageWay, pageEvict) = chooseWay(row, rowValid, pageRepl.victim(set))
-  private val (superWay, superEvict) = chooseWay(sup, superValid, superRepl.victim(0.U))
+  private val (pageWay, pageEvict) = chooseWay(same.take(p.ways), rowValid, pageRepl.victim(set))
+  private val (superWay, superEvict) = chooseWay(same.drop(p.ways), superValid, superRepl.victim(0.U))
 
   pages.io.write.valid := installs && !toSuper
   pages.io.write.bits.set := set
@@ -198,22 +224,19 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val iv = s.bits.inval
   private val flash = iv.kind === InvalKind.All.U || iv.kind === InvalKind.NonGlobal.U || InvalKind.reserved(iv.kind)
   when(invalNow) {
-    when(flash) {
-      for (i <- 0 until p.sets; w <- 0 until p.ways) {
-        when(iv.kind =/= InvalKind.NonGlobal.U || !globalAt(i, w)) { pageValid(i)(w) := false.B }
-      }
-    }.otherwise {
-      if (p.sram) {
-        // One set per cycle: the set of `vpn` for page kinds, the sweep's set otherwise.
-        for (w <- 0 until p.ways) { when(rule.removes(row(w), iv)) { pageValid(set)(w) := false.B } }
-      } else {
+    if (p.sram) {
+      when(flash) {
         for (i <- 0 until p.sets; w <- 0 until p.ways) {
-          when(rule.removes(pageView(pages.io.all(i)(w), i.U(setW.W)), iv)) { pageValid(i)(w) := false.B }
+          when(iv.kind =/= InvalKind.NonGlobal.U || !globalAt(i, w)) { pageValid(i)(w) := false.B }
         }
+      }.otherwise {
+        for (w <- 0 until p.ways) { when(pageRm(0)(w)) { pageValid(set)(w) := false.B } }
       }
+    } else {
+      for (i <- 0 until p.sets; w <- 0 until p.ways) { when(pageRm(i)(w)) { pageValid(i)(w) := false.B } }
     }
     for (j <- 0 until p.superpageEntries) {
-      when(rule.removes(sup(j), iv)) { superValid(j) := false.B }
+      when(superRm(j)) { superValid(j) := false.B }
     }
   }
 

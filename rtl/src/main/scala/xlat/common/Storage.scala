@@ -11,23 +11,25 @@ object StorageKind {
 /** Data of a set-associative array: `sets` x `ways` entries of `gen`, without valid bits.
   *
   * ==Structure==
-  * `flops`: a register array, read combinationally (`readLatency` 0) and also visible whole
+  * `flops`: a register array, read combinationally (`readLatency` 0) or through a row register
+  * (`readReg`, `readLatency` 1, the read stage of [[LookupTiming]]), and also visible whole
   * through `all` so that flash operations can look at every entry. `sram`: one `SyncReadMem`
   * per way with one read and one write port (`readLatency` 1), which synthesis maps to block
-  * RAM.
+  * RAM. Either way `readData` holds until the next enabled read.
   *
   * Valid bits are the owner's: they need flash clears that an SRAM cannot give, so every block
   * keeps them in flops beside this array.
   *
   * The owner must not read a set in the cycle it writes it when `readLatency` is 1 (the SRAM's
-  * read-during-write value is undefined); the TLBs guarantee it by being busy in write cycles.
+  * read-during-write value is undefined); the TLBs guarantee it with a [[WriteShadow]].
   */
-class SetAssocStorage[T <: Data](gen: T, val sets: Int, val ways: Int, val sram: Boolean) extends Module {
+class SetAssocStorage[T <: Data](gen: T, val sets: Int, val ways: Int, val sram: Boolean, readReg: Boolean = false)
+    extends Module {
   require(sets >= 1 && isPow2(sets), s"sets must be a power of 2 >= 1, got $sets")
   require(ways >= 1, s"ways must be >= 1, got $ways")
   val setBits = log2Ceil(sets).max(1)
   val wayBits = log2Ceil(ways).max(1)
-  val readLatency = if (sram) 1 else 0
+  val readLatency = if (sram || readReg) 1 else 0
 
   val io = IO(new Bundle {
     val read = Flipped(Valid(UInt(setBits.W)))
@@ -58,7 +60,7 @@ class SetAssocStorage[T <: Data](gen: T, val sets: Int, val ways: Int, val sram:
     io.all := 0.U.asTypeOf(io.all)
   } else {
     val regs = Reg(Vec(sets, Vec(ways, gen)))
-    io.readData := regs(setOf(io.read.bits))
+    io.readData := (if (readReg) RegEnable(regs(setOf(io.read.bits)), io.read.valid) else regs(setOf(io.read.bits)))
     when(io.write.valid) { regs(setOf(io.write.bits.set))(io.write.bits.way) := io.write.bits.data }
     io.all := regs
   }
