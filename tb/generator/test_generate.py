@@ -2,6 +2,7 @@
 that both Verilator (see `make lint`) and Yosys read."""
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -54,6 +55,15 @@ def named_configs():
 
 def manifest(d):
     return json.loads((Path(d) / "manifest.json").read_text())
+
+
+def assert_one_clear_line(r, names):
+    """Bad input stops the generator with exit code 2 and one line naming it, no stack trace."""
+    assert r.returncode == 2, r.stdout + r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith("xlat.Generate: error:") and names in lines[0], lines[0]
+    assert "Exception" not in lines[0] and "\tat " not in r.stderr
 
 
 @pytest.mark.parametrize("config", named_configs())
@@ -129,11 +139,7 @@ def test_named_sizes():
 )
 def test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="babelfish"):
     r = generate("--out", tmp_path, "--block", block, "--name", "bad", *args)
-    assert r.returncode == 2, r.stdout + r.stderr
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1, r.stderr
-    assert lines[0].startswith("xlat.Generate: error:") and names in lines[0], lines[0]
-    assert "Exception" not in lines[0] and "\tat " not in r.stderr
+    assert_one_clear_line(r, names)
     assert not (tmp_path / "bad" / "manifest.json").exists()
 
 
@@ -239,3 +245,151 @@ def test_module_prefix_avoids_collisions(tmp_path):
     assert len(names) == len(set(names)) and all(n[:2] in ("A_", "B_") for n in names), names
     r = generate("--out", tmp_path, "--prefix", "9x", "--config", "babelfish_formal")
     assert r.returncode == 2 and "--prefix" in r.stderr
+
+
+def test_help_lists_every_option():
+    """--help prints the usage with every option of the command line (README "A custom
+    configuration") and exits 0."""
+    r = generate("--help")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("Emits") and "Usage: xlat.Generate" in r.stdout
+    for opt in ("--out", "--list", "--all", "--config", "--block", "--name", "key=value", "--json",
+                "--prefix", "--help"):
+        assert opt in r.stdout, opt
+
+
+@pytest.mark.parametrize(
+    "args, names",
+    [
+        (["--bogus"], "--bogus"),
+        (["--out"], "--out"),
+        (["--config"], "--config"),
+        (["--block", "babelfish", "sets"], "key=value"),
+        (["sets=32"], "--block"),
+        (["--name", "x"], "--block"),
+        (["--block", "babelfish", "--json", "p.json"], "--json"),
+        (["--config", "babelfish_l1", "--block", "babelfish"], "--block"),
+        (["--all", "--json", "p.json"], "--json"),
+    ],
+)
+def test_bad_command_line_is_one_clear_line(tmp_path, args, names):
+    r = generate("--out", tmp_path, *args)
+    assert_one_clear_line(r, names)
+    assert not any(tmp_path.iterdir())
+
+
+@pytest.mark.parametrize(
+    "text, names",
+    [
+        ('{"block": "babelfish", "name": "bad", "sets": 32', "not JSON"),
+        ("sets=32", "not JSON"),
+        ("", "not JSON"),
+        ('[{"block": "babelfish", "name": "bad"}]', "one JSON object"),
+        ('{"block": "babelfish", "name": "bad", "sets": [32]}', '"sets"'),
+        ('{"block": "babelfish", "name": "bad", "sharing": null}', '"sharing"'),
+        ('{"name": "bad"}', '"block"'),
+        ('{"block": "babelfish"}', '"name"'),
+        ('{"block": "tlb", "name": "bad"}', "unknown block 'tlb'"),
+        ('{"block": "babelfish", "name": "bad", "sets": 3}', "sets"),
+        ('{"block": "babelfish", "name": "bad", "sets": 2.5}', "sets"),
+        ('{"block": "babelfish", "name": "bad", "sets": "many"}', "sets"),
+        ('{"block": "babelfish", "name": "bad", "sharing": 2}', "sharing"),
+        ('{"block": "walker", "name": "bad", "walkers": 17}', "walkers"),
+        ('{"block": "pml", "name": "bad", "colour": "blue"}', "colour"),
+    ],
+)
+def test_bad_json_file_is_one_clear_line(tmp_path, text, names):
+    f = tmp_path / "p.json"
+    f.write_text(text)
+    r = generate("--out", tmp_path, "--json", f)
+    assert_one_clear_line(r, names)
+    assert not (tmp_path / "bad").exists()
+
+
+def test_missing_json_file(tmp_path):
+    assert_one_clear_line(generate("--out", tmp_path, "--json", tmp_path / "none.json"), "none.json")
+
+
+# The docs of each block: its Parameters table (the Default column) and its named configurations.
+DOCS = {"babelfish": "babelfish-tlb.md", "walker": "nested-walker.md", "pml": "pml-logger.md"}
+
+# What each named configuration changes from the defaults, as README.md ("Named configurations")
+# and docs/<block>.md ("Named configurations") state it.
+BABELFISH_L2 = {"sets": 128, "ways": 12, "superpageEntries": 16, "storage": "sram"}
+BABELFISH_FORMAL = {"sets": 2, "ways": 2, "superpageEntries": 2, "vpnBits": 20, "ppnBits": 27,
+                    "pcidBits": 2, "ccidBits": 2, "pcBits": 3, "formalPorts": True}
+NAMED = {
+    "babelfish_l1": ("babelfish", {}),
+    "babelfish_l1_noshare": ("babelfish", {"sharing": False}),
+    "babelfish_l2": ("babelfish", BABELFISH_L2),
+    "babelfish_l2_noshare": ("babelfish", {**BABELFISH_L2, "sharing": False}),
+    "babelfish_formal": ("babelfish", BABELFISH_FORMAL),
+    "babelfish_formal_noshare": ("babelfish", {**BABELFISH_FORMAL, "sharing": False}),
+    "walker_x86": ("walker", {}),
+    "walker_x86_5": ("walker", {"guest": "x86_64_5", "host": "ept5"}),
+    "walker_rv39": ("walker", {"guest": "sv39", "host": "sv39x4"}),
+    "walker_rv48": ("walker", {"guest": "sv48", "host": "sv48x4"}),
+    "walker_baseline": ("walker", {"walkers": 1, "guestPwcEntries": 0, "hostPwcEntries": 0,
+                                   "nestedTlbEntries": 0}),
+    "walker_formal": ("walker", {"guest": "sv39", "host": "sv39x4", "walkers": 2, "guestPwcEntries": 2,
+                                 "hostPwcEntries": 2, "nestedTlbEntries": 2, "idBits": 2, "asidBits": 2,
+                                 "vmidBits": 2, "paBits": 32, "formalPorts": True}),
+    "pml_default": ("pml", {}),
+    "pml_dedup": ("pml", {"dedupEntries": 8}),
+    "pml_formal": ("pml", {"contexts": 2, "entries": 4, "queueDepth": 2, "idBits": 2, "paBits": 32,
+                           "vaBits": 39, "vmidBits": 2, "asidBits": 2, "formalPorts": True}),
+}
+
+
+def doc_defaults(block):
+    """The Default column of docs/<block>.md's Parameters table, typed as JSON types them."""
+    text = (ROOT / "docs" / DOCS[block]).read_text()
+    section = text.split("\n## Parameters", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(\w+)` \| `?([\w.]+)`? \|", section, re.M)
+    typed = {"true": True, "false": False}
+    return {k: typed.get(v, int(v) if v.isdigit() else v) for k, v in rows}
+
+
+def test_named_configs_are_the_documented_ones():
+    """--list names exactly the documented configurations, and every README row is one."""
+    assert sorted(named_configs()) == sorted(NAMED)
+    readme = (ROOT / "README.md").read_text().split("Named configurations", 1)[1].split("\n## ", 1)[0]
+    in_readme = re.findall(r"`(\w+)`", " ".join(l.split("|")[1] for l in readme.splitlines() if l.startswith("| `")))
+    assert sorted(in_readme) == sorted(NAMED)
+
+
+@pytest.mark.parametrize("config", sorted(NAMED))
+def test_named_params_are_the_documented_ones(config):
+    """Every parameter of a named configuration, with its JSON type, is the docs' default or the
+    change the docs state for that configuration."""
+    block, changes = NAMED[config]
+    m = manifest(RTL / config)
+    assert m["block"] == block and m["config"] == config
+    expect = {**doc_defaults(block), **changes}
+    typed = lambda d: {k: (type(v).__name__, v) for k, v in d.items()}
+    assert typed(m["params"]) == typed(expect)
+
+
+def _param_text(v):
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+@pytest.mark.parametrize("route", ["json", "args"])
+@pytest.mark.parametrize("config", ["babelfish_formal", "walker_formal", "pml_formal"])
+def test_named_config_is_its_params(tmp_path, config, route):
+    """A named configuration is nothing but its parameters: the manifest's params fed back as a
+    custom configuration (a JSON file with the manifest's types, or key=value text) give the same
+    folder, byte for byte (Verilog, manifest.json, params.svh, register map files)."""
+    m = manifest(RTL / config)
+    if route == "json":
+        f = tmp_path / "p.json"
+        f.write_text(json.dumps({"block": m["block"], "name": config, **m["params"]}))
+        generate("--out", tmp_path / "out", "--json", f, check=True)
+    else:
+        kv = [f"{k}={_param_text(v)}" for k, v in m["params"].items()]
+        generate("--out", tmp_path / "out", "--block", m["block"], "--name", config, *kv, check=True)
+    want = sorted(p.name for p in (RTL / config).iterdir())
+    got = sorted(p.name for p in (tmp_path / "out" / config).iterdir())
+    assert got == want
+    for name in want:
+        assert (tmp_path / "out" / config / name).read_bytes() == (RTL / config / name).read_bytes(), name

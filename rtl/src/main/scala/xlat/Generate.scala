@@ -1,244 +1,156 @@
 package xlat
 
 import java.nio.file.{Files, Path, Paths}
-import scala.util.matching.Regex
-import chisel3.RawModule
-import circt.stage.ChiselStage
-import xlat.common.Json
-import xlat.babelfish.{BabelFishParams, BabelFishTlb}
-import xlat.walker.{NestedWalker, WalkerParams}
-import xlat.pml.{PmlLogger, PmlParams, PmlRegs}
+import scopt.{DefaultOParserSetup, OEffect, OParser}
+import xlat.common.{BlockConfigs, Design}
+import xlat.babelfish.BabelFishConfigs
+import xlat.pml.PmlConfigs
+import xlat.walker.WalkerConfigs
 
-/** One configuration of one block: what the generator emits into `<out>/<config>/`. */
-case class Design(config: String, block: String, module: String, params: Product, derived: Seq[(String, Any)])(
-    val elaborate: () => RawModule,
-    /** More manifest entries (e.g. a register map). */
-    val extraManifest: Seq[(String, Any)] = Seq(),
-    /** Files written beside the Verilog: (path relative to the configuration's folder, text). */
-    val extraFiles: Seq[(String, String)] = Seq()
-)
-
-/** Blocks the generator knows: parameters from text, and the named configurations. */
-object Blocks {
-  def babelfish(config: String, p: BabelFishParams): Design =
-    Design(config, "babelfish", "BabelFishTlb", p, p.derived)(() => new BabelFishTlb(p))
-
-  private val formalBabelFish = BabelFishParams(
-    sets = 2, ways = 2, superpageEntries = 2, vpnBits = 20, ppnBits = 27,
-    pcidBits = 2, ccidBits = 2, pcBits = 3, formalPorts = true
-  )
-  private val l2BabelFish = BabelFishParams(sets = 128, ways = 12, superpageEntries = 16, storage = "sram")
-
-  def walker(config: String, p: WalkerParams): Design =
-    Design(config, "walker", "NestedWalker", p, p.derived)(() => new NestedWalker(p))
-
-  def pml(config: String, p: PmlParams): Design =
-    Design(config, "pml", "PmlLogger", p, p.derived)(
-      () => new PmlLogger(p),
-      extraManifest = Seq("registers" -> PmlRegs.json(p)),
-      extraFiles = Seq("xlat_pml.h" -> PmlRegs.cHeader(p, config), "registers.md" -> PmlRegs.markdown(p)) ++
-        (if (config == "pml_default") Seq("../../include/xlat_pml.h" -> PmlRegs.cHeader(p, config)) else Seq())
-    )
-
-  private val formalPml = PmlParams(
-    contexts = 2, entries = 4, queueDepth = 2, idBits = 2, paBits = 32, vaBits = 39, vmidBits = 2, asidBits = 2,
-    formalPorts = true
-  )
-
-  private val formalWalker = WalkerParams(
-    guest = "sv39", host = "sv39x4", walkers = 2, guestPwcEntries = 2, hostPwcEntries = 2, nestedTlbEntries = 2,
-    idBits = 2, asidBits = 2, vmidBits = 2, paBits = 32, formalPorts = true
-  )
-
-  /** Named configurations, built on demand so that one bad entry cannot stop the others. */
-  val named: Seq[(String, () => Design)] = Seq(
-    "babelfish_l1" -> (() => babelfish("babelfish_l1", BabelFishParams())),
-    "babelfish_l1_noshare" -> (() => babelfish("babelfish_l1_noshare", BabelFishParams(sharing = false))),
-    "babelfish_l2" -> (() => babelfish("babelfish_l2", l2BabelFish)),
-    "babelfish_l2_noshare" -> (() => babelfish("babelfish_l2_noshare", l2BabelFish.copy(sharing = false))),
-    "babelfish_formal" -> (() => babelfish("babelfish_formal", formalBabelFish)),
-    "babelfish_formal_noshare" -> (() => babelfish("babelfish_formal_noshare", formalBabelFish.copy(sharing = false))),
-    "walker_x86" -> (() => walker("walker_x86", WalkerParams())),
-    "walker_x86_5" -> (() => walker("walker_x86_5", WalkerParams(guest = "x86_64_5", host = "ept5"))),
-    "walker_rv39" -> (() => walker("walker_rv39", WalkerParams(guest = "sv39", host = "sv39x4"))),
-    "walker_rv48" -> (() => walker("walker_rv48", WalkerParams(guest = "sv48", host = "sv48x4"))),
-    "walker_baseline" -> (() =>
-      walker("walker_baseline", WalkerParams(walkers = 1, guestPwcEntries = 0, hostPwcEntries = 0, nestedTlbEntries = 0))
-    ),
-    "walker_formal" -> (() => walker("walker_formal", formalWalker)),
-    "pml_default" -> (() => pml("pml_default", PmlParams())),
-    "pml_dedup" -> (() => pml("pml_dedup", PmlParams(dedupEntries = 8))),
-    "pml_formal" -> (() => pml("pml_formal", formalPml))
-  )
-
-  val blocks: Map[String, (String, Map[String, String]) => Design] = Map(
-    "babelfish" -> ((name, values) => babelfish(name, BabelFishParams.fromMap(values))),
-    "walker" -> ((name, values) => walker(name, WalkerParams.fromMap(values))),
-    "pml" -> ((name, values) => pml(name, PmlParams.fromMap(values)))
-  )
-}
-
-/** Command-line generator.
+/** Command-line generator: a thin layer (scopt) over the blocks' [[BlockConfigs]], which hold
+  * the named configurations; [[Emit]] writes each design.
   *
   * {{{
-  * xlat.Generate [--out DIR] [--list] [--all | --config NAME ...]
-  * xlat.Generate [--out DIR] --block BLOCK --name NAME [key=value ...]
-  * xlat.Generate [--out DIR] --json FILE      (flat object: "block", "name" and parameters)
+  * xlat.Generate [--out DIR] [--prefix P] [--all | --config NAME ...]   (no form: --all)
+  * xlat.Generate [--out DIR] [--prefix P] --block BLOCK [--name NAME] [key=value ...]
+  * xlat.Generate [--out DIR] [--prefix P] --json FILE   (one object: "block", "name" and parameters)
+  * xlat.Generate --list | --help
   * }}}
-  * `--prefix P` (with any form) names every emitted module `P_<name>`, so that two
-  * configurations of one block can be compiled into one design.
-  * Writes `<out>/<name>/<Module>.sv`, `manifest.json` (parameters, derived values, ports with
-  * widths) and `params.svh` (the same numbers as SystemVerilog localparams).
+  * `--prefix P` names every emitted module `P_<name>`, so that two configurations of one block
+  * can be compiled into one design.
+  *
+  * Errors: every bad input (unknown option, configuration, block or parameter, an illegal
+  * parameter value, a file that is not one JSON object) stops with exit code 2 and one line
+  * `xlat.Generate: error: ...` on stderr that names it; `XLAT_DEBUG=1` adds the stack trace.
+  * Parameters are checked for every requested design before any is emitted.
   */
 object Generate {
-  val firtoolOpts: Array[String] = Array("-disable-all-randomization", "-strip-debug-info", "--disable-layers=Verification",
-    "--lowering-options=disallowLocalVariables,disallowPackedArrays")
+
+  /** The blocks the generator knows, in the order `--list` and `--all` go through them. */
+  val blocks: Seq[BlockConfigs[_ <: Product]] = Seq(BabelFishConfigs, WalkerConfigs, PmlConfigs)
+
+  /** Every block's named configurations. */
+  def named: Seq[(String, () => Design)] = blocks.flatMap(_.namedDesigns)
+
+  private def knownBlocks = blocks.map(_.block).mkString(", ")
+
+  case class Options(
+      out: Path = Paths.get("build/rtl"),
+      list: Boolean = false,
+      all: Boolean = false,
+      configs: Seq[String] = Seq(),
+      block: Option[String] = None,
+      name: Option[String] = None,
+      json: Option[Path] = None,
+      prefix: Option[String] = None,
+      values: Seq[(String, String)] = Seq()
+  )
+
+  private val builder = OParser.builder[Options]
+  private val parser = {
+    import builder._
+    OParser.sequence(
+      programName("xlat.Generate"),
+      head("Emits the Verilog, manifest.json and params.svh of block configurations into <out>/<config>/."),
+      opt[Path]("out").valueName("DIR").action((d, o) => o.copy(out = d)).text("output folder (default build/rtl)"),
+      opt[Unit]("list").action((_, o) => o.copy(list = true)).text("print the named configurations and stop"),
+      opt[Unit]("all").action((_, o) => o.copy(all = true)).text("every named configuration (the default)"),
+      opt[String]("config").unbounded().valueName("NAME")
+        .validate(c => if (named.exists(_._1 == c)) success else failure(s"unknown configuration '$c' (see --list)"))
+        .action((c, o) => o.copy(configs = o.configs :+ c)).text("one named configuration (repeatable)"),
+      opt[String]("block").valueName("BLOCK")
+        .validate(b => if (blocks.exists(_.block == b)) success else failure(s"unknown block '$b' (known: $knownBlocks)"))
+        .action((b, o) => o.copy(block = Some(b))).text(s"a custom configuration of BLOCK ($knownBlocks)"),
+      opt[String]("name").valueName("NAME").action((n, o) => o.copy(name = Some(n)))
+        .text("its configuration name (default <BLOCK>_custom)"),
+      arg[(String, String)]("key=value ...").unbounded().optional().action((kv, o) => o.copy(values = o.values :+ kv))
+        .text("its parameters: fields of the block's parameter case class; the rest keep their defaults"),
+      opt[Path]("json").valueName("FILE").action((f, o) => o.copy(json = Some(f)))
+        .text("a custom configuration from one JSON object: \"block\", \"name\" and parameters"),
+      opt[String]("prefix").valueName("P")
+        .validate(x => if (x.matches("[A-Za-z][A-Za-z0-9]*")) success else failure(s"--prefix must be letters and digits, got '$x'"))
+        .action((x, o) => o.copy(prefix = Some(x))).text("name every emitted module P_<name>"),
+      help("help").text("print this usage and stop"),
+      checkConfig { o =>
+        if (Seq(o.all || o.configs.nonEmpty, o.block.isDefined, o.json.isDefined).count(identity) > 1)
+          failure("give one of --all / --config, --block, --json")
+        else if (o.block.isEmpty && (o.name.isDefined || o.values.nonEmpty))
+          failure("--name and key=value parameters need --block")
+        else success
+      }
+    )
+  }
+
+  private val setup = new DefaultOParserSetup {
+    override def showUsageOnError: Option[Boolean] = Some(false)
+  }
 
   private def fail(msg: String): Nothing = {
     System.err.println(s"xlat.Generate: error: $msg")
     sys.exit(2)
   }
 
-  /** The message of the first `require` (or argument error) behind an elaboration failure. */
+  /** The message of the first `require` (or argument error) behind a failure. */
   private def reason(t: Throwable): Option[String] = t match {
     case null                        => None
     case e: IllegalArgumentException => Some(e.getMessage.stripPrefix("requirement failed: "))
     case e                           => reason(e.getCause)
   }
 
-  private def design(what: String)(make: => Design): Design =
-    try make
+  /** Runs `body`; any failure becomes one line naming `what` and its reason. */
+  private def attempt[T](what: String)(body: => T): T =
+    try body
     catch {
       case t: Throwable =>
         if (sys.env.contains("XLAT_DEBUG")) t.printStackTrace()
         fail(s"$what: ${reason(t).getOrElse(t.toString)}")
     }
 
+  /** A custom configuration from a JSON file: one object with "block", "name" and parameters.
+    * Values are strings, numbers or booleans, read as the same text a `key=value` gives, so the
+    * block checks them in one place ([[xlat.common.ParamMap]]).
+    */
+  private def fromJson(f: Path): Design = {
+    val text =
+      try Files.readString(f)
+      catch { case _: java.io.IOException => fail(s"cannot read parameter file '$f'") }
+    val fields =
+      try ujson.read(text).objOpt.getOrElse(fail(s"$f: parameter file must hold one JSON object"))
+      catch { case e: Exception with ujson.ParsingFailedException => fail(s"$f: not JSON: ${e.getMessage}") }
+    val values = fields.toMap.map {
+      case (k, ujson.Str(s))                => k -> s
+      case (k, ujson.Bool(b))               => k -> b.toString
+      case (k, ujson.Num(n)) if n.isWhole   => k -> BigDecimal(n).toBigInt.toString
+      case (k, ujson.Num(n))                => k -> n.toString
+      case (k, _)                           => fail(s"$f: \"$k\" must be a string, number or boolean")
+    }
+    val b = values.getOrElse("block", fail(s"$f: missing \"block\""))
+    val n = values.getOrElse("name", fail(s"$f: missing \"name\""))
+    val block = blocks.find(_.block == b).getOrElse(fail(s"$f: unknown block '$b' (known: $knownBlocks)"))
+    attempt(s"config '$n'")(block.custom(n, values - "block" - "name"))
+  }
+
   def main(args: Array[String]): Unit = {
-    var out = Paths.get("build/rtl")
-    var configs = Seq.empty[String]
-    var block: Option[String] = None
-    var name: Option[String] = None
-    var json: Option[String] = None
-    var values = Map.empty[String, String]
-    var list = false
-    var prefix: Option[String] = None
-    var rest = args.toList
-    while (rest.nonEmpty) {
-      rest match {
-        case "--out" :: d :: t    => out = Paths.get(d); rest = t
-        case "--config" :: c :: t => configs :+= c; rest = t
-        case "--all" :: t         => configs ++= Blocks.named.map(_._1); rest = t
-        case "--block" :: b :: t  => block = Some(b); rest = t
-        case "--name" :: n :: t   => name = Some(n); rest = t
-        case "--json" :: f :: t   => json = Some(f); rest = t
-        case "--list" :: t        => list = true; rest = t
-        case "--prefix" :: x :: t =>
-          if (!x.matches("[A-Za-z][A-Za-z0-9]*")) fail(s"--prefix must be letters and digits, got '$x'")
-          prefix = Some(x); rest = t
-        case kv :: t if kv.contains("=") && !kv.startsWith("-") =>
-          val Array(k, v) = kv.split("=", 2); values += k -> v; rest = t
-        case other :: _ => fail(s"unknown argument '$other' (see the header of Generate.scala)")
-        case Nil        =>
-      }
+    val (parsed, effects) = OParser.runParser(parser, args.toSeq, Options(), setup)
+    effects.foreach {
+      case OEffect.DisplayToOut(msg)  => println(msg)
+      case OEffect.DisplayToErr(msg)  => System.err.println(msg)
+      case OEffect.ReportError(msg)   => fail(msg)
+      case OEffect.ReportWarning(msg) => System.err.println(s"xlat.Generate: warning: $msg")
+      case OEffect.Terminate(exit)    => sys.exit(if (exit.isRight) 0 else 2)
     }
-    if (list) { Blocks.named.foreach(n => println(n._1)); return }
+    val o = parsed.getOrElse(fail("cannot parse the command line (see --help)"))
+    if (o.list) { named.foreach(n => println(n._1)); return }
 
-    val designs: Seq[Design] = json match {
-      case Some(f) =>
-        val text =
-          try new String(Files.readAllBytes(Paths.get(f)))
-          catch { case _: java.io.IOException => fail(s"cannot read parameter file '$f'") }
-        val all =
-          try Json.readFlat(text)
-          catch { case e: IllegalArgumentException => fail(s"$f: ${e.getMessage}") }
-        val b = all.getOrElse("block", fail(s"$f: missing \"block\""))
-        val n = all.getOrElse("name", fail(s"$f: missing \"name\""))
-        val mk = Blocks.blocks.getOrElse(b, fail(s"$f: unknown block '$b' (known: ${Blocks.blocks.keys.mkString(", ")})"))
-        Seq(design(s"config '$n'")(mk(n, all - "block" - "name")))
-      case None if block.isDefined =>
-        val b = block.get
-        val mk = Blocks.blocks.getOrElse(b, fail(s"unknown block '$b' (known: ${Blocks.blocks.keys.mkString(", ")})"))
-        val n = name.getOrElse(s"${b}_custom")
-        Seq(design(s"config '$n'")(mk(n, values)))
-      case None =>
-        val wanted = if (configs.isEmpty) Blocks.named.map(_._1) else configs
-        wanted.map { c =>
-          val mk = Blocks.named.toMap.getOrElse(c, fail(s"unknown configuration '$c' (see --list)"))
-          design(s"config '$c'")(mk())
-        }
+    val designs: Seq[Design] = (o.json, o.block) match {
+      case (Some(f), _) => Seq(fromJson(f))
+      case (None, Some(b)) =>
+        val n = o.name.getOrElse(s"${b}_custom")
+        Seq(attempt(s"config '$n'")(blocks.find(_.block == b).get.custom(n, o.values.toMap)))
+      case (None, None) =>
+        val wanted = if (o.configs.isEmpty) named.map(_._1) else o.configs
+        wanted.map(c => attempt(s"config '$c'")(named.find(_._1 == c).get._2()))
     }
-    designs.foreach(emit(out, _, prefix))
-  }
-
-  private val portLine: Regex = """^\s*(?:(input|output|inout)\s+(?:\[(\d+):0\]\s+)?)?(\w+)\s*,?\s*$""".r
-
-  /** Ports of `module` as firtool printed them: (name, direction, width). firtool groups ports:
-    * a line without a direction continues the previous line's direction and width.
-    */
-  def ports(sv: String, module: String): Seq[(String, String, Int)] = {
-    val header = sv.linesIterator.dropWhile(!_.startsWith(s"module $module(")).drop(1).takeWhile(!_.startsWith(");"))
-    var dir = ""
-    var width = 1
-    header.flatMap(l => portLine.findFirstMatchIn(l)).map { m =>
-      if (m.group(1) != null) { dir = m.group(1); width = Option(m.group(2)).map(_.toInt + 1).getOrElse(1) }
-      (m.group(3), dir, width)
-    }.toSeq
-  }
-
-  private def upperSnake(s: String): String = s.replaceAll("([a-z0-9])([A-Z])", "$1_$2").toUpperCase
-
-  /** Writes one design; with `prefix` every module name starts with `<prefix>_`, so that
-    * several configurations of one block (an L1 and an L2 TLB) can share one SoC.
-    */
-  def emit(out: Path, d: Design, prefix: Option[String] = None): Unit = {
-    val module = prefix.map(x => s"${x}_${d.module}").getOrElse(d.module)
-    val elaborate = () => prefix.map(x => chisel3.withModulePrefix(x)(d.elaborate())).getOrElse(d.elaborate())
-    val t0 = System.nanoTime()
-    val dir = out.resolve(d.config)
-    if (Files.isDirectory(dir)) Files.list(dir).forEach(f => if (f.toString.endsWith(".sv")) Files.delete(f))
-    Files.createDirectories(dir)
-    val debug = if (sys.env.contains("XLAT_DEBUG")) Array("--full-stacktrace") else Array[String]()
-    try ChiselStage.emitSystemVerilogFile(elaborate(), Array("--target-dir", dir.toString, "--split-verilog") ++ debug, firtoolOpts)
-    catch {
-      case t: Throwable =>
-        if (debug.nonEmpty) t.printStackTrace()
-        fail(s"config '${d.config}': ${reason(t).getOrElse(t.toString)}")
-    }
-    // One module a file; the top last so that a simple file list compiles in order.
-    val file = s"$module.sv"
-    val files = Files.list(dir).toArray.map(_.asInstanceOf[Path].getFileName.toString).filter(_.endsWith(".sv")).sorted
-      .filter(_ != file) :+ file
-    val sv = new String(Files.readAllBytes(dir.resolve(file)))
-    val lines = files.map(f => Files.readAllLines(dir.resolve(f)).size).sum
-    val params = d.params.productElementNames.zip(d.params.productIterator).toSeq
-    val ps = ports(sv, module)
-    val manifest = Json.Obj(
-      (Seq(
-        "config" -> d.config,
-        "block" -> d.block,
-        "module" -> module,
-        "params" -> Json.Obj(params: _*),
-        "derived" -> Json.Obj(d.derived: _*),
-        "files" -> files.toSeq,
-        "ports" -> ps.map { case (n, dir, w) => Json.Obj("name" -> n, "direction" -> dir, "width" -> w) }
-      ) ++ d.extraManifest): _*
-    )
-    Files.write(dir.resolve("manifest.json"), (Json.write(manifest) + "\n").getBytes)
-    for ((rel, text) <- d.extraFiles) {
-      val f = dir.resolve(rel).normalize()
-      Files.createDirectories(f.getParent)
-      Files.write(f, text.getBytes)
-    }
-    val svh = (params ++ d.derived).collect {
-      case (k, v: Int)     => s"localparam P_${upperSnake(k)} = $v;"
-      case (k, v: Boolean) => s"localparam P_${upperSnake(k)} = ${if (v) 1 else 0};"
-    }
-    Files.write(
-      dir.resolve("params.svh"),
-      (s"// ${d.config}: generated by xlat.Generate from the same parameters as ${file}\n" + svh.mkString("\n") + "\n").getBytes
-    )
-    val ms = (System.nanoTime() - t0) / 1000000
-    println(f"xlat.Generate: ${d.config}%-28s $module%-14s ${ps.size}%3d ports  ${files.size}%2d files  $lines%6d lines  $ms%5d ms  -> $dir")
+    designs.foreach(d => println(attempt(s"config '${d.config}'")(Emit(o.out, d, o.prefix))))
   }
 }

@@ -61,11 +61,3 @@ case class BabelFishParams(
     "entries" -> entries
   )
 }
-
-object BabelFishParams {
-  private val d = BabelFishParams()
-  val names: Seq[String] = d.productElementNames.toSeq
-
-  /** Parameters from text values, defaults for the rest. */
-  def fromMap(values: Map[String, String]): BabelFishParams = xlat.common.ParamMap.build("babelfish", d, values)
-}

@@ -35,11 +35,3 @@ case class PmlParams(
 
   def derived: Seq[(String, Any)] = Seq("ctxBits" -> ctxBits, "stride" -> PmlRegs.stride, "exitReason" -> PmlRegs.exitReason)
 }
-
-object PmlParams {
-  private val d = PmlParams()
-  val names: Seq[String] = d.productElementNames.toSeq
-
-  /** Parameters from text values, defaults for the rest. */
-  def fromMap(values: Map[String, String]): PmlParams = xlat.common.ParamMap.build("pml", d, values)
-}

@@ -1,7 +1,5 @@
 package xlat.pml
 
-import xlat.common.Json
-
 /** One field of a register: bits `lsb + width - 1 .. lsb`. */
 case class RegField(name: String, lsb: Int, width: Int, doc: String)
 
@@ -49,10 +47,11 @@ object PmlRegs {
     RegDef("ACK", 0x40, "wo", statusFields("write 1 to clear"), "acknowledge (reads 0)")
   )
 
-  def json(p: PmlParams): Seq[Json.Obj] = all(p).map { r =>
-    Json.Obj(
+  /** The register map as the manifest's `registers` entry. */
+  def json(p: PmlParams): ujson.Arr = all(p).map { r =>
+    ujson.Obj(
       "name" -> r.name, "offset" -> r.offset, "access" -> r.access,
-      "fields" -> r.fields.map(f => Json.Obj("name" -> f.name, "lsb" -> f.lsb, "width" -> f.width))
+      "fields" -> r.fields.map(f => ujson.Obj("name" -> f.name, "lsb" -> f.lsb, "width" -> f.width))
     )
   }
 

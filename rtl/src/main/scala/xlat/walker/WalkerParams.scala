@@ -51,11 +51,3 @@ case class WalkerParams(
     "maxWrites" -> maxWrites
   )
 }
-
-object WalkerParams {
-  private val d = WalkerParams()
-  val names: Seq[String] = d.productElementNames.toSeq
-
-  /** Parameters from text values, defaults for the rest. */
-  def fromMap(values: Map[String, String]): WalkerParams = xlat.common.ParamMap.build("walker", d, values)
-}
