@@ -21,6 +21,8 @@ from evalcore import build_configs, fmt_t, md_table, run_pool, say
 from workloads import pml as wl
 
 CONFIGS = ["pml_default", "pml_dedup"]
+# test-only parameter sets, generated on demand when named in --pml-configs (not in the default run)
+TEST_ONLY = {"pml_evx_q16": dict(queueDepth=16)}
 ACTIVE = (1, 2, 4, 8)
 SWEEP_CONFIG = "pml_default"
 SWEEP_ACTIVE = (1, 8)
@@ -42,7 +44,9 @@ def add_args(ap) -> None:
                    help="cycles from a guest interrupt to the guest's drain of its buffer (default 500)")
     g.add_argument("--pml-check-cycles", type=int, default=20000,
                    help="cycles of every main run replayed on the reference model (default 20000)")
-    g.add_argument("--pml-configs", default=None, help="comma list of PmlLogger configurations (default: both)")
+    g.add_argument("--pml-configs", default=None,
+                   help="comma list of PmlLogger configurations (default: pml_default,pml_dedup; test-only: "
+                        + ", ".join(f"{k} ({v})" for k, v in TEST_ONLY.items()) + ")")
 
 
 # ---- runs ------------------------------------------------------------------------------------
@@ -196,7 +200,8 @@ def section(args, results: list[dict], png, build_times, skipped, wall) -> list[
              "cycle on `dirty_valid` to its acceptance and to its last part's write (taken by memory); "
              "*filtered* = events the dedup filter dropped.\n")
     rows = []
-    for r in sorted(main, key=lambda r: (r["mode"], r["config"], r["active"])):
+    for r in sorted(main, key=lambda r: (wl.MODES.index(r["mode"]), CONFIGS.index(r["config"])
+                                         if r["config"] in CONFIGS else 9, r["config"], r["active"])):
         g = r["fig"]
         wa, ww = g["wait_accept"], g["wait_write"]
         rows.append([r["config"], r["mode"], r["active"], f"{g['entries_per_cycle']:.3f}",
@@ -284,7 +289,8 @@ def run(args, out: Path) -> tuple[list[str], bool]:
     jobs = job_list(args)
     configs = list(dict.fromkeys(j["config"] for j in jobs))
     say(f"[eval] PmlLogger configurations: {', '.join(configs)}")
-    exes, build_times, skipped = build_configs(configs, args.obj_root, tag="pml build")
+    exes, build_times, skipped = build_configs(configs, args.obj_root, tag="pml build", block="pml",
+                                               test_only={c: TEST_ONLY[c] for c in configs if c in TEST_ONLY})
     jobs = [j for j in jobs if j["config"] in exes]
     weight = lambda j: j["n"] * (3 if j["check"] else 1)  # noqa: E731  (the model check costs more than the run)
     jobs.sort(key=lambda j: -weight(j))
