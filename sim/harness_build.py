@@ -258,6 +258,16 @@ def _build_locked(config: str, odir: Path, log) -> Path:
     return exe
 
 
+def run_harness(cmd: list, out, what: str, timeout=None) -> dict:
+    """Run a harness binary and return the statistics JSON it wrote to ``out``; raises with its
+    stderr on a failure (exit status 3: its counts or the port protocol disagree with the RTL)."""
+    cmd = [str(c) for c in cmd]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f"{what} harness failed ({r.returncode}): {' '.join(cmd)}\n{r.stderr[-3000:]}")
+    return json.loads(Path(out).read_text())
+
+
 def last_build_seconds(config: str, out_root: Path) -> str | None:
     """Seconds of the last full build (verilate + compile) of the cached binary, if known."""
     f = Path(out_root) / "obj" / config / "build_seconds.txt"

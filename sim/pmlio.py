@@ -11,7 +11,6 @@ tb/models/pml.py.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import numpy as np
 _TB = Path(__file__).resolve().parents[1] / "tb"
 if str(_TB) not in sys.path:
     sys.path.insert(0, str(_TB))
+from harness_build import run_harness  # noqa: E402
 from models.pml import COUNTERS, ModelError, PmlModel  # noqa: E402
 
 MAGIC = b"XLATPE01"
@@ -79,10 +79,7 @@ def run(exe, work, out, *, events=None, log=None, log_cycles=0, latency=10, jitt
         cmd += ["--label", label]
     if exact_idle:
         cmd.append("--exact-idle")
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if r.returncode != 0:
-        raise RuntimeError(f"pml harness failed ({r.returncode}): {' '.join(cmd)}\n{r.stderr[-3000:]}")
-    return json.loads(Path(out).read_text())
+    return run_harness(cmd, out, "pml", timeout)
 
 
 # ----------------------------------------------------------------------------- figures

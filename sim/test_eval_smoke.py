@@ -138,14 +138,19 @@ def test_external_trace_roundtrip(tmp_path):
     assert "ext_t" in rep and "sharing on vs off" in rep
 
 
+def _quick_eval(out, block: str, *extra) -> str:
+    """`sim/eval.py --quick --blocks BLOCK` into ``out``; returns its output (asserting success)."""
+    r = subprocess.run([sys.executable, str(HERE / "eval.py"), "--out", str(out), "--quick", "--blocks", block,
+                        *extra, "--obj-root", str(OUT)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
 def test_quick_eval_report(tmp_path):
     _need_rtl("babelfish_l1")
     out = tmp_path / "eval"
-    r = subprocess.run([sys.executable, str(HERE / "eval.py"), "--out", str(out), "--quick",
-                        "--blocks", "babelfish", "--accesses", "6000", "--obj-root", str(OUT)],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "6/6] babelfish_l1" in r.stdout and "left]" in r.stdout  # progress lines
+    stdout = _quick_eval(out, "babelfish", "--accesses", "6000")
+    assert "6/6] babelfish_l1" in stdout and "left]" in stdout  # progress lines
     rep = (out / "report.md").read_text()
     assert "| containers_n4 | L1 |" in rep and "Beside the paper" in rep
     for png in ("babelfish_mpkl.png", "babelfish_shared.png"):
@@ -293,11 +298,8 @@ def test_walker_quick_eval_report(tmp_path):
     for cfg in WALKER_CONFIGS:
         _need_rtl(cfg)
     out = tmp_path / "eval"
-    r = subprocess.run([sys.executable, str(HERE / "eval.py"), "--out", str(out), "--quick", "--blocks", "walker",
-                        "--walker-walks", "400", "--walker-accesses", "800", "--obj-root", str(OUT)],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "[run 10/10]" in r.stdout and "left]" in r.stdout and "MISMATCH" not in r.stdout
+    stdout = _quick_eval(out, "walker", "--walker-walks", "400", "--walker-accesses", "800")
+    assert "[run 10/10]" in stdout and "left]" in stdout and "MISMATCH" not in stdout
     rep = (out / "report.md").read_text()
     assert "## NestedWalker" in rep and ", 0 mismatches**" in rep and "Beside the paper (Gemini" in rep
     assert "| x86-64 4-level / EPT 4 | seq | 24 |" in rep
@@ -405,11 +407,8 @@ def test_pml_quick_eval_report(tmp_path):
     for cfg in PML_CONFIGS:
         _need_rtl(cfg)
     out = tmp_path / "eval"
-    r = subprocess.run([sys.executable, str(HERE / "eval.py"), "--out", str(out), "--quick", "--blocks", "pml",
-                        "--pml-events", "800", "--pml-check-cycles", "2000", "--obj-root", str(OUT)],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "[pml run  8/8]" in r.stdout and "MISMATCH" not in r.stdout
+    stdout = _quick_eval(out, "pml", "--pml-events", "800", "--pml-check-cycles", "2000")
+    assert "[pml run  8/8]" in stdout and "MISMATCH" not in stdout
     rep = (out / "report.md").read_text()
     assert "## PmlLogger" in rep and "**8 of 8 runs agree**" in rep and " runs, 0 mismatches**" in rep
     rows = [ln for ln in rep.splitlines() if ln.startswith("| pml_")]

@@ -30,7 +30,6 @@
 #include <deque>
 #include <map>
 #include <memory>
-#include <queue>
 
 #include "Vdut.h"
 #include "Vdut___024root.h"
@@ -110,12 +109,6 @@ enum : uint32_t {
     LOG_PERF = 7,   // x counter index (order of P_PERF_PORTS), y value after the last logged cycle
 };
 
-struct Pending {  // a memory response waiting for its due cycle
-    uint64_t due, seq;
-    uint32_t id;
-    bool operator>(const Pending& o) const { return due != o.due ? due > o.due : seq > o.seq; }
-};
-
 struct Buffer {          // one context's PML or guest buffer, as software armed it
     bool on = false;
     uint64_t base = 0;
@@ -139,24 +132,10 @@ struct CsrOp {
     int64_t arm = -1;  // a write of an INDEX: (ctx * 2 + part) re-armed at acceptance
 };
 
-struct Options {
-    std::string work, out, events, log, label;
-    uint64_t latency = 10, jitter = 0, exitService = 2000, irqService = 500, seed = 1;
-    uint64_t logCycles = 0;
-    bool exactIdle = false;
-};
-
-class Rng {  // xorshift64*, deterministic by seed
-  public:
-    explicit Rng(uint64_t s) : s_(s * 0x9E3779B97F4A7C15ULL + 1) {}
-    uint64_t next() {
-        s_ ^= s_ >> 12; s_ ^= s_ << 25; s_ ^= s_ >> 27;
-        return s_ * 0x2545F4914F6CDD1DULL;
-    }
-    uint64_t below(uint64_t n) { return n ? next() % n : 0; }
-
-  private:
-    uint64_t s_;
+struct Options : xlat::CommonOptions {
+    std::string work, events;
+    uint64_t exitService = 2000, irqService = 500, logCycles = 0;
+    Options() { latency = 10; }
 };
 
 uint64_t sign_extend_va(uint64_t gvpn) {
@@ -170,18 +149,12 @@ int main(int argc, char** argv) {
     Options o;
     xlat::Args(argc, argv).parse(
         [&](const std::string& s, auto next) {
+            if (o.parse_common(s, next)) return true;
             if (s == "--work") o.work = next();
-            else if (s == "--out") o.out = next();
             else if (s == "--events") o.events = next();
-            else if (s == "--log") o.log = next();
             else if (s == "--log-cycles") o.logCycles = std::stoull(next());
-            else if (s == "--label") o.label = next();
-            else if (s == "--latency") o.latency = std::stoull(next());
-            else if (s == "--jitter") o.jitter = std::stoull(next());
             else if (s == "--exit-service") o.exitService = std::stoull(next());
             else if (s == "--irq-service") o.irqService = std::stoull(next());
-            else if (s == "--seed") o.seed = std::stoull(next());
-            else if (s == "--exact-idle") o.exactIdle = true;
             else return false;
             return true;
         },
@@ -195,7 +168,7 @@ int main(int argc, char** argv) {
     const Workload wk = load_workload(o.work.c_str());
     const uint64_t n = wk.size();
     const uint32_t nIds = 1u << P_ID_BITS;
-    Rng rng(o.seed);
+    xlat::Rng rng(o.seed);
 
     auto vctx = std::make_unique<VerilatedContext>();
     vctx->commandArgs(argc, argv);
@@ -204,19 +177,13 @@ int main(int argc, char** argv) {
     xlat::FixedPoint<Vdut___024root> fp(d.rootp);
 
     // ---- reset
-    d.clock = 0;
-    d.reset = 1;
     d.dirty_valid = 0;
     d.csr_req_valid = 0;
     d.mem_req_ready = 0;
     d.mem_resp_valid = 0;
     d.exit_ready = 0;
     d.guestIrq_ready = 0;
-    for (int k = 0; k < 4; k++) {
-        d.clock = 0; d.eval();
-        d.clock = 1; d.eval();
-    }
-    d.reset = 0;
+    xlat::reset_cycles(d);
 
     // ---- software state
     const uint64_t nctx = wk.ctrl.size();
@@ -249,10 +216,10 @@ int main(int argc, char** argv) {
     std::vector<uint8_t> partsLeft(n, 0);
     struct Tag { bool busy; uint32_t buffer; };
     std::vector<Tag> tags(nIds, Tag{false, 0});
-    std::priority_queue<Pending, std::vector<Pending>, std::greater<Pending>> pend;
+    xlat::Responses pend;
     std::vector<Job> jobs;
     std::vector<LogRec> logv;
-    uint64_t seq = 0, nextEv = 0, cycle = 0, simulated = 0, skipped = 0, lastProgress = 0;
+    uint64_t nextEv = 0, cycle = 0, simulated = 0, skipped = 0, lastProgress = 0;
     uint64_t protocolErrors = 0, setupEnd = 0;
     bool setupDone = false;
     struct Counts {
@@ -346,11 +313,10 @@ int main(int argc, char** argv) {
             d.csr_req_bits_wdata = csrq.front().wdata;
         }
         d.csr_req_valid = in.csrValid;
-        Pending cur{};
-        in.memResp = !pend.empty() && pend.top().due <= cycle;
+        xlat::Responses::Item cur{};
+        in.memResp = pend.due(cycle);
         if (in.memResp) {
-            cur = pend.top();
-            pend.pop();
+            cur = pend.pop();
             d.mem_resp_bits_id = cur.id;
             d.mem_resp_bits_error = 0;
         }
@@ -438,7 +404,7 @@ int main(int argc, char** argv) {
                 b.outstanding++;
                 if (mId < nIds) tags[mId] = Tag{true, bi};
             }
-            pend.push(Pending{cycle + o.latency + (o.jitter ? rng.below(o.jitter + 1) : 0), seq++, mId});
+            pend.push(cycle + o.latency + (o.jitter ? rng.below(o.jitter + 1) : 0), mId);
         }
         if (csrFire) {
             const CsrOp& op = csrq.front();
@@ -539,7 +505,7 @@ int main(int argc, char** argv) {
         fp.forget();
         // a fixed point: nothing changes until the next memory response, service or arrival
         uint64_t due = UINT64_MAX;
-        if (!pend.empty()) due = std::min(due, pend.top().due);
+        if (!pend.empty()) due = std::min(due, pend.next_due());
         for (const Job& j : jobs)
             if (buf[2 * j.ctx + j.part].outstanding == 0) due = std::min(due, j.due);
         if (setupDone && nextEv < n) due = std::min(due, setupEnd + wk.arrive[nextEv]);
@@ -571,7 +537,7 @@ int main(int argc, char** argv) {
     if (d.mem_req_valid) protocol("mem_req valid at the end", 0, 0);
 
     // ---- cross-check against the RTL's own counters (32-bit saturating)
-    struct C { const char* name; uint64_t rtl, mine; } checks[] = {
+    const bool ok = xlat::counters_agree({
         {"logged", d.perf_logged, st.logged},
         {"guestLogged", d.perf_guestLogged, st.guestLogged},
         {"exits", d.perf_exits, st.exits},
@@ -583,16 +549,7 @@ int main(int argc, char** argv) {
         {"badCsrs", d.perf_badCsrs, 0},
         {"badMemResps", d.perf_badMemResps, 0},
         {"writes(responses)", st.logged + st.guestLogged, st.writes},
-    };
-    bool ok = protocolErrors == 0;
-    for (auto& c : checks) {
-        uint64_t expect = std::min<uint64_t>(c.mine, 0xFFFFFFFFULL);
-        if (c.rtl != expect) {
-            std::fprintf(stderr, "harness: MISMATCH %s: rtl %llu harness %llu\n", c.name,
-                         (unsigned long long)c.rtl, (unsigned long long)c.mine);
-            ok = false;
-        }
-    }
+    }) && protocolErrors == 0;
 
     if (!o.events.empty()) {
         FILE* f = std::fopen(o.events.c_str(), "wb");
