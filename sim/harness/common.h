@@ -202,6 +202,24 @@ inline bool counters_agree(const std::vector<CounterCheck>& checks) {
     return ok;
 }
 
+// The end of every run's statistics: the cross-check's verdict, cycles simulated and skipped,
+// speeds.
+inline void json_verdict(Json& j, uint64_t protocolErrors, bool ok, uint64_t simulated, uint64_t skipped,
+                         double runSec, double totSec) {
+    j.u("protocolErrors", protocolErrors);
+    j.b("counters_agree", ok);
+    j.u("simulatedCycles", simulated).u("idleCyclesSkipped", skipped);
+    j.d("run_seconds", runSec).d("total_seconds", totSec);
+    j.d("cycles_per_second", simulated / std::max(runSec, 1e-9));
+}
+
+// A harness's exit status: 3 when the RTL's counters or the port protocol disagree with it.
+inline int exit_status(bool ok) {
+    if (ok) return 0;
+    std::fprintf(stderr, "harness: RTL perf counters or the port protocol disagree with the harness\n");
+    return 3;
+}
+
 // Holds reset for `cycles` clock cycles (inputs must already be idle), then releases it.
 template <class Dut>
 void reset_cycles(Dut& d, int cycles = 4) {
