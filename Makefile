@@ -94,9 +94,10 @@ test: bootstrap lint
 	$(PY) -m pytest -n $(PYTEST_JOBS) tb formal sim fpga $(PYTEST_ARGS)
 
 # ---- measure: trace-driven evaluation and FPGA synthesis (minutes; smoke runs are in make test)
-# make eval [TRACE=path/to/trace.npz]   -> build/eval/report.md
+# make eval [TRACE=path/to/trace.npz] [BLOCKS=pml]   -> build/eval/report.md
+#   BLOCKS: comma list of babelfish,walker,pml (default all; the report then has only those sections)
 eval: bootstrap lint
-	$(PY) sim/eval.py --out $(BUILD)/eval $(if $(TRACE),--trace $(TRACE))
+	$(PY) sim/eval.py --out $(BUILD)/eval $(if $(TRACE),--trace $(TRACE)) $(if $(BLOCKS),--blocks $(BLOCKS))
 
 # make fpga                              -> build/fpga/report.md
 fpga: bootstrap lint

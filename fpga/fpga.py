@@ -2,7 +2,7 @@
 """xlat FPGA flow: per configuration, Yosys synth_ecp5 + nextpnr-ecp5 (Fmax, LUT4, FF, DP16KD)
 and Yosys synth_xilinx (LUT6, FF, RAMB), then build/fpga/report.md, results.json, results.csv.
 
-    fpga/fpga.py --out build/fpga                       # BabelFishTlb and NestedWalker configurations
+    fpga/fpga.py --out build/fpga                       # BabelFishTlb, NestedWalker and PmlLogger configurations
     fpga/fpga.py --out build/fpga/smoke --quick         # smoke run on babelfish_formal
 
 See fpga/README.md for the method (wrapper, device, how to read the report).
@@ -29,14 +29,15 @@ import gen_wrapper  # noqa: E402
 from xlat_tb.manifest import load_manifest  # noqa: E402  (the one manifest reader)
 
 DEFAULT_CONFIGS = ["babelfish_l1", "babelfish_l1_noshare", "babelfish_l2", "babelfish_l2_noshare",
-                   "walker_x86", "walker_baseline"]
+                   "walker_x86", "walker_baseline", "pml_default", "pml_dedup"]
 QUICK_CONFIGS = ["babelfish_formal"]
 # Mechanism vs baseline of the same generator, for the ratio table:
 # (label, mechanism config, baseline config, what the mechanism is).
 PAIRS = [("BabelFishTlb L1", "babelfish_l1", "babelfish_l1_noshare", "sharing"),
          ("BabelFishTlb L2", "babelfish_l2", "babelfish_l2_noshare", "sharing"),
          ("NestedWalker x86-64/EPT", "walker_x86", "walker_baseline",
-          "16-entry guest PWC, host PWC, nested TLB + 4 walkers")]
+          "16-entry guest PWC, host PWC, nested TLB + 4 walkers"),
+         ("PmlLogger", "pml_dedup", "pml_default", "8-entry dedup filter")]
 
 
 def describe(params):
@@ -47,6 +48,10 @@ def describe(params):
         return (f"{params.get('guest')}/{params.get('host')}, {params.get('walkers')} walker"
                 f"{'s' if params.get('walkers') != 1 else ''}, caches {params.get('guestPwcEntries')}/"
                 f"{params.get('hostPwcEntries')}/{params.get('nestedTlbEntries')}")
+    if "dedupEntries" in params:  # PmlLogger
+        return (f"{params.get('contexts')} contexts, {params.get('entries')}-entry buffers, queue "
+                f"{params.get('queueDepth')}, {1 << int(params.get('idBits', 0))} tags, dedup "
+                f"{params.get('dedupEntries') or 'off'}")
     return ", ".join(f"{k}={v}" for k, v in list(params.items())[:4])
 
 # Target device: Lattice ECP5 LFE5U-45F (44k LUT4, 108 DP16KD), CABGA381, speed grade 6 (the

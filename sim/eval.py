@@ -1,16 +1,17 @@
 #!/usr/bin/env python3
 """`make eval`: trace-driven evaluation of the generated RTL (Verilator C++ harnesses).
 
-Per block (--blocks, default babelfish,walker): builds (or reuses) the harness of each
+Per block (--blocks, default babelfish,walker,pml): builds (or reuses) the harness of each
 configuration, generates the workloads (or, for BabelFishTlb, loads an external trace with
 --trace), runs every (configuration, workload) pair with up to --jobs runs in parallel, and
 writes one section of build/eval/report.md plus the block's data files and PNG plots.
 BabelFishTlb: this file (results.csv, results.json); NestedWalker: sim/walker_eval.py
-(walker_results.csv, walker_results.json). Shared machinery: sim/evalcore.py.
+(walker_results.csv, walker_results.json); PmlLogger: sim/pml_eval.py (pml_results.csv,
+pml_results.json). Shared machinery: sim/evalcore.py.
 
   python sim/eval.py --out build/eval                 # full sweep (BabelFish ~6-8 min, walker ~1-6 min)
   python sim/eval.py --out build/eval --quick         # smoke run (L1 only / two walker configs, tiny workloads)
-  python sim/eval.py --out build/eval --blocks walker # one block
+  python sim/eval.py --out build/eval --blocks walker # one block (babelfish, walker or pml)
   python sim/eval.py --out build/eval --trace t.npz   # your own TLB trace (BabelFishTlb), same statistics
 """
 from __future__ import annotations
@@ -399,7 +400,8 @@ def run_babelfish(args, out: Path) -> tuple[list[str], bool]:
     return section, True
 
 
-BLOCKS = ("babelfish", "walker")
+BLOCKS = ("babelfish", "walker", "pml")
+BLOCK_NAMES = {"babelfish": "BabelFishTlb", "walker": "NestedWalker", "pml": "PmlLogger"}
 
 
 def write_report(out: Path, sections: list[tuple[str, list[str], float]], wall: float, args) -> Path:
@@ -424,7 +426,8 @@ def main(argv=None) -> int:
     ap.add_argument("--blocks", default=None,
                     help=f"comma list of {','.join(BLOCKS)} (default: all; with --trace: babelfish)")
     ap.add_argument("--trace", help="external trace (.npz or text), see sim/README.md (BabelFishTlb)")
-    ap.add_argument("--quick", action="store_true", help="smoke run: L1 only, tiny workloads; two walker configs")
+    ap.add_argument("--quick", action="store_true",
+                    help="smoke run: L1 only, tiny workloads; two walker configs; PML 1 and 8 contexts, no sweep")
     ap.add_argument("--levels", default=None, help="comma list of L1,L2 (default both; --quick: L1)")
     ap.add_argument("--accesses", type=int, default=None, help="accesses per built-in BabelFish workload")
     ap.add_argument("--seed", type=int, default=1)
@@ -435,8 +438,10 @@ def main(argv=None) -> int:
     ap.add_argument("--obj-root", default=str(ROOT / "build" / "eval"),
                     help="harness binaries are cached in OBJ_ROOT/obj/<config>/ (default build/eval)")
     ap.add_argument("--save-traces", action="store_true", help="also write the built-in traces as .npz")
+    import pml_eval
     import walker_eval
     walker_eval.add_args(ap)
+    pml_eval.add_args(ap)
     args = ap.parse_args(argv)
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -450,8 +455,9 @@ def main(argv=None) -> int:
     sections, ok = [], True
     for b in blocks:
         t0 = time.monotonic()
-        lines, good = run_babelfish(args, out) if b == "babelfish" else walker_eval.run(args, out)
-        sections.append(({"babelfish": "BabelFishTlb", "walker": "NestedWalker"}[b], lines, time.monotonic() - t0))
+        run = {"babelfish": run_babelfish, "walker": walker_eval.run, "pml": pml_eval.run}[b]
+        lines, good = run(args, out)
+        sections.append((BLOCK_NAMES[b], lines, time.monotonic() - t0))
         ok = ok and good
     wall = time.monotonic() - t_start
     rp = write_report(out, sections, wall, args)

@@ -13,6 +13,11 @@
   reference model tb/models/walker.py (memReads/memWrites too on the baseline), the dirty events
   equal the model's, the baseline reads exactly coldReads entries per cold 4 KiB walk, idle
   skipping is exact, and `sim/eval.py --quick --blocks walker` writes its report section.
+- PmlLogger (sim/harness/pml.cpp) on pml_default and pml_dedup: every port transaction of an
+  EPML run on 3 contexts with exits and guest interrupts replays on the reference model
+  tb/models/pml.py (a corrupted write is caught), the counters agree with the RTL, without the
+  filter the exits / guest interrupts are the doc's count per buffer, idle skipping is exact,
+  the busy-cycle union is right, and `sim/eval.py --quick --blocks pml` writes its section.
 
 The harness binaries are cached under build/eval/obj/<config>/ (shared with `make eval`):
 the first run builds three of them (about 20 s per L1 configuration and 36 s for L2 on 2 cores).
@@ -133,14 +138,19 @@ def test_external_trace_roundtrip(tmp_path):
     assert "ext_t" in rep and "sharing on vs off" in rep
 
 
+def _quick_eval(out, block: str, *extra) -> str:
+    """`sim/eval.py --quick --blocks BLOCK` into ``out``; returns its output (asserting success)."""
+    r = subprocess.run([sys.executable, str(HERE / "eval.py"), "--out", str(out), "--quick", "--blocks", block,
+                        *extra, "--obj-root", str(OUT)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
 def test_quick_eval_report(tmp_path):
     _need_rtl("babelfish_l1")
     out = tmp_path / "eval"
-    r = subprocess.run([sys.executable, str(HERE / "eval.py"), "--out", str(out), "--quick",
-                        "--blocks", "babelfish", "--accesses", "6000", "--obj-root", str(OUT)],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "6/6] babelfish_l1" in r.stdout and "left]" in r.stdout  # progress lines
+    stdout = _quick_eval(out, "babelfish", "--accesses", "6000")
+    assert "6/6] babelfish_l1" in stdout and "left]" in stdout  # progress lines
     rep = (out / "report.md").read_text()
     assert "| containers_n4 | L1 |" in rep and "Beside the paper" in rep
     for png in ("babelfish_mpkl.png", "babelfish_shared.png"):
@@ -288,13 +298,121 @@ def test_walker_quick_eval_report(tmp_path):
     for cfg in WALKER_CONFIGS:
         _need_rtl(cfg)
     out = tmp_path / "eval"
-    r = subprocess.run([sys.executable, str(HERE / "eval.py"), "--out", str(out), "--quick", "--blocks", "walker",
-                        "--walker-walks", "400", "--walker-accesses", "800", "--obj-root", str(OUT)],
-                       capture_output=True, text=True)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert "[run 10/10]" in r.stdout and "left]" in r.stdout and "MISMATCH" not in r.stdout
+    stdout = _quick_eval(out, "walker", "--walker-walks", "400", "--walker-accesses", "800")
+    assert "[run 10/10]" in stdout and "left]" in stdout and "MISMATCH" not in stdout
     rep = (out / "report.md").read_text()
     assert "## NestedWalker" in rep and ", 0 mismatches**" in rep and "Beside the paper (Gemini" in rep
     assert "| x86-64 4-level / EPT 4 | seq | 24 |" in rep
     for png in ("walker_reads.png", "walker_throughput.png", "walker_aligned.png"):
         assert (out / png).stat().st_size > 1000
+
+
+# ---- PmlLogger (sim/harness/pml.cpp) ------------------------------------------------------------
+PML_CONFIGS = ["pml_default", "pml_dedup"]
+
+
+@pytest.fixture(scope="module")
+def pml_work(tmp_path_factory):
+    """EPML on 3 contexts, ~1100 events each (two PML buffers' worth), short service times so a
+    few exits and guest interrupts happen within a few thousand cycles."""
+    import pmlio
+    from workloads import pml as pwl
+
+    d = tmp_path_factory.mktemp("pml")
+    w = pwl.bursts(3, 3300, seed=5, mode="epml", burst=(64, 256), gap=(16, 128))
+    pmlio.write_workload(w, d / "w.bin")
+    return w, d
+
+
+def _owed_exits(w, part: int, entries: int) -> int:
+    """Doc rule: a buffer armed at entries-1 takes `entries` entries; the next part to come up
+    for it finds it full and raises one exit (guest interrupt), so n entries owed to one buffer
+    (software re-arming at each exit) raise ceil(n / entries) - 1 of them."""
+    from workloads import pml as pwl
+    vm, asid = np.asarray(w.ev["vmid"]), np.asarray(w.ev["asid"])
+    total = 0
+    for c in range(w.active):
+        mine = vm == c if part == 0 else (vm == c) & (asid == pwl.TRACKED_ASID)
+        total += max(0, -(-int(mine.sum()) // entries) - 1)
+    return total
+
+
+@pytest.mark.parametrize("cfg", PML_CONFIGS)
+def test_pml_harness_matches_reference_model(cfg, pml_work):
+    """Every transaction of the whole run replays on tb/models/pml.py; the counters agree with
+    the RTL; without the filter the exits and guest interrupts are the doc's count."""
+    import pmlio
+
+    _need_rtl(cfg)
+    w, d = pml_work
+    exe = hbuild.build(cfg, OUT, log=lambda m: print(m))
+    man = hbuild.load_manifest(cfg)
+    st = pmlio.run(exe, d / "w.bin", d / f"{cfg}.json", events=d / f"{cfg}.ev", log=d / f"{cfg}.log",
+                   log_cycles=10 ** 9, latency=7, exit_service=60, irq_service=30)
+    assert st["counters_agree"] and st["protocolErrors"] == 0
+    log = pmlio.read_log(d / f"{cfg}.log")
+    chk = pmlio.check_against_model(log, man)
+    assert chk["mismatches"] == []
+    assert chk["checked"] == int(np.sum(log["kind"] != pmlio.LOG_PERF)) > 3 * w.n
+    assert st["events"] == st["accepted"] == w.n
+    E = int(man["params"]["entries"])
+    if int(man["params"]["dedupEntries"]) == 0:
+        assert st["exits"] == _owed_exits(w, 0, E) > 0
+        assert st["guestIrqs"] == _owed_exits(w, 1, E) > 0
+        assert st["deduped"] == 0 and st["writes"] == w.n + int(np.sum(np.asarray(w.ev["asid"]) == 1))
+    else:
+        assert st["deduped"] > 0 and st["exits"] > 0 and st["guestIrqs"] > 0
+    # per-event records agree with the counts
+    ev = pmlio.read_events(d / f"{cfg}.ev")
+    assert int(ev["deduped"].sum()) == st["deduped"]
+    assert int(np.sum(ev["written"] > 0)) == w.n - st["deduped"]
+    assert np.all(ev["accepted"] >= ev["offered"])
+    wrote = ev["written"] > 0
+    assert np.all(ev["written"][wrote] > ev["accepted"][wrote])
+    # the model check is not vacuous: one wrong write datum is caught
+    bad = log.copy()
+    k = int(np.flatnonzero(bad["kind"] == pmlio.LOG_WRITE)[len(bad) // 8])
+    bad["z"][k] ^= 1 << 12
+    assert pmlio.check_against_model(bad, man)["mismatches"]
+
+
+def test_pml_idle_skipping_is_exact(pml_work):
+    import pmlio
+
+    _need_rtl("pml_default")
+    w, d = pml_work
+    exe = hbuild.build("pml_default", OUT)
+    runs = [pmlio.run(exe, d / "w.bin", d / f"i{k}.json", events=d / f"i{k}.ev", latency=7,
+                      exit_service=300, irq_service=100, exact_idle=bool(k)) for k in (0, 1)]
+    skip = {"run_seconds", "total_seconds", "cycles_per_second", "simulatedCycles", "idleCyclesSkipped"}
+    a, b = ({k: v for k, v in r.items() if k not in skip} for r in runs)
+    assert a == b
+    assert runs[1]["idleCyclesSkipped"] == 0 < runs[0]["idleCyclesSkipped"]
+    assert (d / "i0.ev").read_bytes() == (d / "i1.ev").read_bytes()
+
+
+def test_pml_busy_cycles_is_the_union_of_intervals():
+    import pmlio
+
+    rng = np.random.default_rng(4)
+    s = np.sort(rng.integers(0, 400, 60))
+    e = s + rng.integers(0, 30, 60)
+    covered = set()
+    for a, b in zip(s, e):
+        covered.update(range(int(a), int(b) + 1))
+    assert pmlio.busy_cycles(s, e) == len(covered)
+
+
+def test_pml_quick_eval_report(tmp_path):
+    for cfg in PML_CONFIGS:
+        _need_rtl(cfg)
+    out = tmp_path / "eval"
+    stdout = _quick_eval(out, "pml", "--pml-events", "800", "--pml-check-cycles", "2000")
+    assert "[pml run  8/8]" in stdout and "MISMATCH" not in stdout
+    rep = (out / "report.md").read_text()
+    assert "## PmlLogger" in rep and "**8 of 8 runs agree**" in rep and " runs, 0 mismatches**" in rep
+    rows = [ln for ln in rep.splitlines() if ln.startswith("| pml_")]
+    assert len(rows) >= 8
+    res = json.loads((out / "pml_results.json").read_text())["runs"]
+    assert {(r["config"], r["mode"], r["active"]) for r in res} == \
+        {(c, m, a) for c in PML_CONFIGS for m in ("pml", "epml") for a in (1, 8)}

@@ -11,7 +11,6 @@ a run's responses against the reference model tb/models/walker.py.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import numpy as np
 _TB = Path(__file__).resolve().parents[1] / "tb"
 if str(_TB) not in sys.path:
     sys.path.insert(0, str(_TB))
+from harness_build import run_harness  # noqa: E402
 from models.walker import SparseMemory, WalkRequest, WalkerConfig, walk  # noqa: E402
 
 MEM_MAGIC = b"XLATWM01"
@@ -87,10 +87,7 @@ def run(exe, mem, trace, out, *, log=None, latency=100, jitter=0, warmup=0, labe
             cmd += [flag, str(v)]
     if exact_idle:
         cmd.append("--exact-idle")
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
-    if r.returncode != 0:
-        raise RuntimeError(f"walker harness failed ({r.returncode}): {' '.join(cmd)}\n{r.stderr[-3000:]}")
-    return json.loads(Path(out).read_text())
+    return run_harness(cmd, out, "walker", timeout)
 
 
 # ----------------------------------------------------------------------------- model check

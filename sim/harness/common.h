@@ -1,6 +1,7 @@
 // xlat sim: pieces shared by the Verilator harnesses of sim/harness/ (harness.cpp for
-// BabelFishTlb, walker.cpp for NestedWalker): errors, masks, binary input, percentiles, a small
-// JSON writer, command-line parsing, progress lines, and exact idle-cycle skipping.
+// BabelFishTlb, walker.cpp for NestedWalker, pml.cpp for PmlLogger): errors, masks, binary
+// input, percentiles, a small JSON writer, command-line parsing, a seeded random source, the
+// latency memory's response queue, the perf-counter cross-check, and exact idle-cycle skipping.
 #pragma once
 
 #include <algorithm>
@@ -10,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <queue>
 #include <string>
 #include <vector>
 
@@ -124,6 +127,110 @@ class Args {
     int argc_;
     char** argv_;
 };
+
+// Options of every harness with a latency memory: --out, --log, --label, --latency, --jitter,
+// --seed, --exact-idle. A harness derives its Options from it and offers each argument to
+// parse_common() first.
+struct CommonOptions {
+    std::string out, log, label;
+    uint64_t latency = 100, jitter = 0, seed = 1;
+    bool exactIdle = false;
+    template <class Next>
+    bool parse_common(const std::string& s, Next next) {
+        if (s == "--out") out = next();
+        else if (s == "--log") log = next();
+        else if (s == "--label") label = next();
+        else if (s == "--latency") latency = std::stoull(next());
+        else if (s == "--jitter") jitter = std::stoull(next());
+        else if (s == "--seed") seed = std::stoull(next());
+        else if (s == "--exact-idle") exactIdle = true;
+        else return false;
+        return true;
+    }
+};
+
+class Rng {  // xorshift64*, deterministic by seed
+  public:
+    explicit Rng(uint64_t s) : s_(s * 0x9E3779B97F4A7C15ULL + 1) {}
+    uint64_t next() {
+        s_ ^= s_ >> 12; s_ ^= s_ << 25; s_ ^= s_ >> 27;
+        return s_ * 0x2545F4914F6CDD1DULL;
+    }
+    bool chance(double p) { return p >= 1.0 || (double)(next() >> 11) * 0x1.0p-53 < p; }
+    uint64_t below(uint64_t n) { return n ? next() % n : 0; }
+
+  private:
+    uint64_t s_;
+};
+
+// Memory responses waiting for their due cycle: one is presented a cycle, earliest due first
+// (ties in issue order), so responses to different ids may overtake each other.
+class Responses {
+  public:
+    struct Item {
+        uint64_t due, seq, rdata;
+        uint32_t id;
+        bool operator>(const Item& o) const { return due != o.due ? due > o.due : seq > o.seq; }
+    };
+    void push(uint64_t due, uint32_t id, uint64_t rdata = 0) { q_.push(Item{due, seq_++, rdata, id}); }
+    bool due(uint64_t cycle) const { return !q_.empty() && q_.top().due <= cycle; }
+    Item pop() { Item i = q_.top(); q_.pop(); return i; }
+    bool empty() const { return q_.empty(); }
+    size_t size() const { return q_.size(); }
+    uint64_t next_due() const { return q_.top().due; }
+
+  private:
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> q_;
+    uint64_t seq_ = 0;
+};
+
+// The harness's own count of what a perf_* counter (32-bit, saturating) must hold.
+struct CounterCheck {
+    const char* name;
+    uint64_t rtl, mine;
+};
+// true when every RTL counter equals the harness's count; prints each MISMATCH to stderr
+inline bool counters_agree(const std::vector<CounterCheck>& checks) {
+    bool ok = true;
+    for (const auto& c : checks) {
+        if (c.rtl != std::min<uint64_t>(c.mine, 0xFFFFFFFFULL)) {
+            std::fprintf(stderr, "harness: MISMATCH %s: rtl %llu harness %llu\n", c.name,
+                         (unsigned long long)c.rtl, (unsigned long long)c.mine);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+// The end of every run's statistics: the cross-check's verdict, cycles simulated and skipped,
+// speeds.
+inline void json_verdict(Json& j, uint64_t protocolErrors, bool ok, uint64_t simulated, uint64_t skipped,
+                         double runSec, double totSec) {
+    j.u("protocolErrors", protocolErrors);
+    j.b("counters_agree", ok);
+    j.u("simulatedCycles", simulated).u("idleCyclesSkipped", skipped);
+    j.d("run_seconds", runSec).d("total_seconds", totSec);
+    j.d("cycles_per_second", simulated / std::max(runSec, 1e-9));
+}
+
+// A harness's exit status: 3 when the RTL's counters or the port protocol disagree with it.
+inline int exit_status(bool ok) {
+    if (ok) return 0;
+    std::fprintf(stderr, "harness: RTL perf counters or the port protocol disagree with the harness\n");
+    return 3;
+}
+
+// Holds reset for `cycles` clock cycles (inputs must already be idle), then releases it.
+template <class Dut>
+void reset_cycles(Dut& d, int cycles = 4) {
+    d.clock = 0;
+    d.reset = 1;
+    for (int k = 0; k < cycles; k++) {
+        d.clock = 0; d.eval();
+        d.clock = 1; d.eval();
+    }
+    d.reset = 0;
+}
 
 // Exact idle skipping. A verilated model's whole state (registers, inputs, scheduler
 // triggers) lives in one object (Vdut__Syms::TOP, the root). If after one more cycle with the
