@@ -481,9 +481,11 @@ int main(int argc, char** argv) {
             jobs.push_back(Job{cycle + (part == PML ? o.exitService : o.irqService), vm, part});
         }
         cycle++;
-        if (!o.log.empty() && cycle == o.logCycles) {   // counters after the last logged cycle
+        // counters after the last logged cycle: read one cycle later, since a counter shows an
+        // event one cycle after it happened (xlat.common.PerfCounter)
+        if (!o.log.empty() && cycle == o.logCycles + 1) {
             uint32_t k = 0;
-#define X(name) logv.push_back(LogRec{cycle - 1, LOG_PERF, k++, (uint64_t)d.perf_##name, 0});
+#define X(name) logv.push_back(LogRec{cycle - 2, LOG_PERF, k++, (uint64_t)d.perf_##name, 0});
             P_PERF_PORTS(X)
 #undef X
         }
@@ -514,7 +516,7 @@ int main(int argc, char** argv) {
                 die("logger stuck at cycle %llu: %llu of %llu events accepted, %zu services waiting",
                     (unsigned long long)cycle, (unsigned long long)nextEv, (unsigned long long)n, jobs.size());
             finished = true;
-        } else if (!o.exactIdle && due > cycle && (o.log.empty() || cycle >= o.logCycles)) {
+        } else if (!o.exactIdle && due > cycle && (o.log.empty() || cycle > o.logCycles)) {
             skipped += due - cycle;
             cycle = due;
         }
@@ -525,7 +527,7 @@ int main(int argc, char** argv) {
     // trailing events the filter dropped (no later write of their buffer skipped them)
     for (int k = 0; k < 2 * P_CONTEXTS; k++)
         while (!buf[k].owed.empty()) drop_owed(buf[k].owed.front());
-    if (!o.log.empty() && cycle < o.logCycles) {   // the run ended inside the logged window
+    if (!o.log.empty() && cycle <= o.logCycles) {   // the run ended inside the logged window
         uint32_t k = 0;
 #define X(name) logv.push_back(LogRec{cycle - 1, LOG_PERF, k++, (uint64_t)d.perf_##name, 0});
         P_PERF_PORTS(X)

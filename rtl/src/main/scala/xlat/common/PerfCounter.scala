@@ -5,18 +5,26 @@ import scala.collection.immutable.SeqMap
 
 /** A `perf_<name>` event counter: resets to 0 and saturates at all ones, so a long run never
   * wraps into a misleadingly small number.
+  *
+  * The event is registered before it is added (**decided**: a counter shows an event one cycle
+  * after the cycle it happened in), so no counter's adder ever sits in the cone of the logic
+  * that decides the event: counters cost area, never Fmax.
   */
 object PerfCounter {
   val width = 32
 
   def apply(event: Bool, width: Int = width): UInt = add(event.asUInt, width)
 
-  /** A counter that may advance by more than one a cycle (several events at once). */
+  /** A counter that may advance by more than one a cycle (several events at once).
+    *
+    * Saturation looks only at the adder's carry out, so synthesis keeps the sum on the FPGA's
+    * carry chain: a comparison of the sum with all ones would be a second, LUT-rippled chain.
+    */
   def add(increment: UInt, width: Int = width): UInt = {
+    require(increment.getWidth <= width, s"PerfCounter: increment of ${increment.getWidth} bits on a $width-bit counter")
     val count = RegInit(0.U(width.W))
-    val max = ((BigInt(1) << width) - 1).U
-    val next = count +& increment
-    count := Mux(next > max, max, next)(width - 1, 0)
+    val next = count +& RegNext(increment, 0.U)
+    count := Mux(next(width), ((BigInt(1) << width) - 1).U(width.W), next(width - 1, 0))
     count
   }
 }
