@@ -36,6 +36,7 @@ TASKS = [
     ("babelfish/babelfish.sby", "prove_noshare", ["babelfish_formal_noshare"]),
     ("babelfish/babelfish.sby", "prove_share_lat1", ["babelfish_formal_lat1"]),
     ("babelfish/babelfish.sby", "prove_share_lat2", ["babelfish_formal_lat2"]),
+    ("babelfish/babelfish.sby", "prove_share_lat3", ["babelfish_formal_lat3"]),
     ("babelfish/babelfish.sby", "cover_share", ["babelfish_formal"]),
     ("babelfish/babelfish.sby", "cover_noshare", ["babelfish_formal_noshare"]),
     ("walker/walker.sby", "walker_prove_safety", ["walker_formal"]),
@@ -55,9 +56,10 @@ TASKS = [
 TEST_RTL = OUT / "rtl"
 TEST_ONLY = {
     "pml_formal_dedup": ("pml", "pml_formal", {"dedupEntries": 2}),
-    # the other lookup latencies of the flop storage (babelfish_formal has 3)
+    # the other lookup latencies of the flop storage (babelfish_formal has 4)
     "babelfish_formal_lat1": ("babelfish", "babelfish_formal", {"latency": 1}),
     "babelfish_formal_lat2": ("babelfish", "babelfish_formal", {"latency": 2}),
+    "babelfish_formal_lat3": ("babelfish", "babelfish_formal", {"latency": 3}),
 }
 
 

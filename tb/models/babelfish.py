@@ -56,10 +56,10 @@ class BabelFishParams:
     sharing: bool = True
     replacement: str = "plru"
     storage: str = "flops"
-    latency: int = 3
+    latency: int = 4
 
     def __post_init__(self):
-        legal = (2, 3) if self.storage == "sram" else (1, 2, 3)
+        legal = (2, 3, 4) if self.storage == "sram" else (1, 2, 3, 4)
         if self.latency not in legal:
             raise ValueError(f"latency must be one of {legal} with storage {self.storage}")
 
@@ -76,18 +76,22 @@ class BabelFishParams:
     def pcIdxBits(self) -> int:
         return max(1, clog2(self.pcBits))
 
-    # Timing (doc "Timing"): a write (fill or invalidation) lands at the end of its select stage,
-    # latency - 1 cycles after acceptance; nothing is accepted until then (the write shadow).
+    # Timing (doc "Timing"): after a write (fill or invalidation) nothing is accepted until it
+    # has landed: the write shadow, latency - 1 cycles, plus the commit cycle at latency 4.
     # With SRAM and more than one set, invalidations by PCID / CCID sweep every set, one a cycle.
+    @property
+    def write_shadow(self) -> int:
+        return self.latency - 1 + (1 if self.latency == 4 else 0)
+
     def busy_after_fill(self) -> int:
         """Cycles after an accepted fill in which nothing is accepted."""
-        return self.latency - 1
+        return self.write_shadow
 
     def busy_after_inval(self, kind: int) -> int:
         """Cycles after an accepted invalidation of `kind` in which nothing is accepted."""
         if self.storage == "sram" and self.sets > 1 and kind in (INVAL_PCID, INVAL_CCID):
-            return self.sets + self.latency - 2
-        return self.latency - 1
+            return self.sets - 1 + self.write_shadow
+        return self.write_shadow
 
 
 @dataclass

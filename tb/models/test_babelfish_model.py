@@ -20,24 +20,27 @@ def rd(m, vpn, pcid, ccid, **kw):
 
 def test_params_derived():
     p = BabelFishParams.from_dict(L1)
-    assert p.setBits == 4 and p.pcIdxBits == 5 and p.latency == 3
+    assert p.setBits == 4 and p.pcIdxBits == 5 and p.latency == 4
     assert BabelFishParams.from_dict(FORMAL).pcIdxBits == 2
     assert BabelFishParams.from_dict({**L1, "pcBits": 1}).pcIdxBits == 1
 
 
 def test_timing_rule():
-    """Doc "Timing": the write shadow is latency - 1 cycles; an sram sweep (kinds 2/3, more
-    than one set) keeps the TLB busy sets + latency - 2 cycles; legal latencies per storage."""
-    for lat in (1, 2, 3):
+    """Doc "Timing": the write shadow is latency - 1 cycles (latency 4: 4, the commit cycle);
+    an sram sweep (kinds 2/3, more than one set) keeps the TLB busy sets - 1 + shadow cycles;
+    legal latencies per storage."""
+    doc_shadow = {1: 0, 2: 1, 3: 2, 4: 4}
+    for lat in (1, 2, 3, 4):
         p = BabelFishParams.from_dict({**L1, "latency": lat})
-        assert p.busy_after_fill() == lat - 1
-        assert [p.busy_after_inval(k) for k in range(8)] == [lat - 1] * 8
-    for lat in (2, 3):
+        assert p.busy_after_fill() == doc_shadow[lat]
+        assert [p.busy_after_inval(k) for k in range(8)] == [doc_shadow[lat]] * 8
+    for lat in (2, 3, 4):
         p = BabelFishParams.from_dict({**L1, "storage": "sram", "latency": lat})
-        assert [p.busy_after_inval(k) for k in range(8)] == [lat - 1] * 2 + [16 + lat - 2] * 2 + [lat - 1] * 4
+        sh = doc_shadow[lat]
+        assert [p.busy_after_inval(k) for k in range(8)] == [sh] * 2 + [15 + sh] * 2 + [sh] * 4
     one_set = BabelFishParams.from_dict({**L1, "sets": 1, "storage": "sram", "latency": 2})
     assert one_set.busy_after_inval(2) == 1
-    for bad in ({"storage": "sram", "latency": 1}, {"latency": 4}, {"latency": 0}):
+    for bad in ({"storage": "sram", "latency": 1}, {"latency": 5}, {"latency": 0}):
         with pytest.raises(ValueError):
             BabelFishParams.from_dict({**L1, **bad})
 

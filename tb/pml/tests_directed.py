@@ -177,8 +177,10 @@ async def test_drain_reset_while_events_wait(dut):
     expect(env.dirty.cur is not None and env.dirty.cur["gpa"] == 0x40 + Q,
            "the event beyond queueDepth was accepted")
     expect(env.stalls > 20, f"dirty stalled {env.stalls} cycles only")
-    got = env.read_counters()["stallCycles"]          # read at the edge: one cycle behind
-    expect(abs(got - env.stalls) <= 1, f"perf_stallCycles {got}, tb counted {env.stalls}")
+    # read at the edge (one cycle behind) of a counter that shows an event one cycle after it
+    # happened (doc: Counters): at most the last two stall cycles are not in it yet
+    got = env.read_counters()["stallCycles"]
+    expect(0 <= env.stalls - got <= 2, f"perf_stallCycles {got}, tb counted {env.stalls}")
     # ACK with the index still out of range: a new exit, nothing logged
     await env.write(c, "ACK", ST_FULL)
     await wait_exit(env, 2, what="exit after an ACK while still full")

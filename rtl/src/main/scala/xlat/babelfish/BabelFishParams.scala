@@ -20,7 +20,7 @@ case class BabelFishParams(
     sharing: Boolean = true,
     replacement: String = "plru",
     storage: String = "flops",
-    latency: Int = 3,
+    latency: Int = 4,
     formalPorts: Boolean = false
 ) {
   require(sets >= 1 && sets <= 4096 && isPow2(sets), s"sets must be a power of 2 in 1..4096, got $sets")

@@ -14,19 +14,21 @@ import xlat.common._
   * entry wins over a global one, which wins over a shared one.
   *
   * ==Pipeline==
-  * One operation a cycle is accepted, by priority inval > fill > lookup, and passes the three
-  * stages of [[LookupTiming]] in order:
-  *  - '''read''' (acceptance): the set and its valid bits are read;
-  *  - '''match''': [[MatchRule]] against the set and every superpage entry gives per-class hit
+  * One operation a cycle is accepted, by priority inval > fill > lookup, and passes the stages
+  * of [[LookupTiming]] in order:
+  *  - read (acceptance): the set and its valid bits are read;
+  *  - match: [[MatchRule]] against the set and every superpage entry gives per-class hit
   *    vectors (lookup), the same-key vector (fill) or the removal mask (invalidation);
-  *  - '''select''': class priority and a one-hot select make the registered response and touch
-  *    the replacement state; a fill picks its way (same key, else first invalid, else the victim)
-  *    and writes it; an invalidation clears the valid bits of what it removes; counters count.
-  * `latency` (1, 2, 3 for flops; 2, 3 for SRAM) says which stage boundaries are registers. A
-  * write lands at the end of its select stage, so after a fill or an invalidation nothing is
-  * accepted for `latency - 1` cycles ([[WriteShadow]]): every operation sees all earlier ones,
-  * and lookups alone run back to back, one a cycle. With SRAM an invalidation by PCID or CCID
-  * sweeps the sets, one per cycle, through the same pipeline.
+  *  - pick: class priority turns the hit vectors into a one-hot winner ([[Pick]]);
+  *  - respond: the winner's data makes the registered response and touches the replacement
+  *    state; a fill picks its way (same key, else first invalid, else the victim); an
+  *    invalidation clears the valid bits of what it removes;
+  *  - commit (latency 4): the fill's way is written one cycle after it was chosen
+  *    ([[FillCommit]]); at lower latencies the fill writes in respond.
+  * `latency` (1 to 4 for flops, 2 to 4 for SRAM) says which stage boundaries are registers. After
+  * a fill or an invalidation nothing is accepted until it has landed ([[WriteShadow]]): every
+  * operation sees all earlier ones, and lookups alone run back to back, one a cycle. With SRAM
+  * an invalidation by PCID or CCID sweeps the sets, one per cycle, through the same pipeline.
   *
   * See docs/babelfish-tlb.md for ports, timing and the exact replacement policies.
   */
@@ -81,11 +83,14 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val doFill = io.fill.fire
   private val doLookup = io.lookup_req.fire
   private val sweepKind = io.inval.bits.kind === InvalKind.Pcid.U || io.inval.bits.kind === InvalKind.Ccid.U
-  private val startSweep = if (p.sram && p.sets > 1) doInval && sweepKind else false.B
+  private val sweeps = p.sram && p.sets > 1
+  private val startSweep = if (sweeps) doInval && sweepKind else false.B
 
+  // The operation's kind and set follow the valids' priority, not the accept: when anything is
+  // accepted it is the highest-priority valid one, and the readies stay out of the read path.
   private val issue = Wire(Valid(new AccessOp(p)))
   issue.valid := doInval || doFill || doLookup || sweeping
-  issue.bits.kind := Mux(doInval || sweeping, AccessKind.Inval, Mux(doFill, AccessKind.Fill, AccessKind.Lookup))
+  issue.bits.kind := Mux(io.inval.valid || sweeping, AccessKind.Inval, Mux(io.fill.valid, AccessKind.Fill, AccessKind.Lookup))
   issue.bits.lookup := io.lookup_req.bits
   issue.bits.fill := io.fill.bits
   issue.bits.inval := Mux(sweeping, sweepReq, io.inval.bits)
@@ -93,9 +98,9 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     setOf(io.lookup_req.bits.vpn),
     Seq(
       sweeping -> sweepSet,
-      startSweep -> 0.U,
-      doInval -> setOf(io.inval.bits.vpn),
-      doFill -> setOf(io.fill.bits.vpn)
+      (io.inval.valid && (if (sweeps) sweepKind else false.B)) -> 0.U,
+      io.inval.valid -> setOf(io.inval.bits.vpn),
+      io.fill.valid -> setOf(io.fill.bits.vpn)
     )
   )
   shadow.issue(issue.valid && issue.bits.kind =/= AccessKind.Lookup)
@@ -115,11 +120,13 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   supers.io.read.bits := 0.U
 
   // ---- match stage: every candidate entry against the operation ---------------------------
-  // The write shadow keeps storage unchanged from an operation's read to its select stage, so
+  // The write shadow keeps storage unchanged from an operation's read to its last stage, so
   // the valid bits read with the row and the live superpage array agree with the row data.
   private val c = Stage(issue, timing.readReg)
   private val rowC = pages.io.readData.map(pageView(_, c.bits.set))
-  private val rowValidC = Stage.carry(pageValid(issue.bits.set), issue, timing.readReg)
+  // valid bits are read here from the registered set: the write shadow keeps them as they were
+  // when the row was read, and the input ports stay out of their 1-of-sets multiplexer
+  private val rowValidC = pageValid(c.bits.set)
   private val supC = supers.io.readData
   private val entriesC = rowC ++ supC
   private val validsC = rowValidC ++ superValid
@@ -135,31 +142,50 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val pageRmC = VecInit(pageCandidates.map(r => VecInit(r.map(rule.removes(_, c.bits.inval)))))
   private val superRmC = VecInit(supC.map(rule.removes(_, c.bits.inval)))
 
-  // ---- select stage ------------------------------------------------------------------------
-  private val s = Stage(c, timing.hitReg)
-  private def carry[T <: Data](d: T): T = Stage.carry(d, c, timing.hitReg)
+  // ---- pick stage: the winning entry as a one-hot vector -----------------------------------
+  private val k = Stage(c, timing.hitReg)
+  private val m = Stage.carry(hitsC, timing.hitReg)
+  private val anyPriv = m.map(_.priv).reduce(_ || _)
+  private val anyGlobal = m.map(_.global).reduce(_ || _)
+  private val anyShared = m.map(_.shared).reduce(_ || _)
+  // The class that serves: private > global > shared. Within a class the 4 KiB array wins, and
+  // within the superpage array the lowest index. Keys are unique in an array (formal I4) and a
+  // class's key fixes everything its match compares, so at most one way of the set matches per
+  // class: only the superpage array needs a priority chain.
+  private val wins = Seq[ClassMatch => Bool](_.priv, _.global, _.shared)
+    .zip(Seq(anyPriv, !anyPriv && anyGlobal, !anyPriv && !anyGlobal && anyShared))
+  private val rowHits = m.take(p.ways)
+  private val supHits = m.drop(p.ways)
+  private val pick = Wire(new Pick(p.ways + p.superpageEntries))
+  pick.sel := VecInit(
+    rowHits.map(h => wins.map { case (cls, win) => win && cls(h) }.reduce(_ || _)) ++
+      wins.map { case (cls, win) =>
+        val inRow = rowHits.map(cls).reduce(_ || _)
+        PriorityEncoderOH(supHits.map(cls)).map(_ && win && !inRow)
+      }.transpose.map(_.reduce(_ || _))
+  )
+  pick.hit := anyPriv || anyGlobal || anyShared
+  pick.shared := !anyPriv && !anyGlobal && anyShared
+
+  // ---- respond stage -----------------------------------------------------------------------
+  private val s = Stage(k, timing.selReg)
+  /** Data of the match stage, carried to respond through every register between them. */
+  private def toRespond[T <: Data](d: T): T = Stage.carry(Stage.carry(d, timing.hitReg), timing.selReg)
   private val set = s.bits.set
-  private val row = carry(VecInit(rowC))
-  private val rowValid = carry(rowValidC)
+  private val row = toRespond(VecInit(rowC))
+  private val rowValid = toRespond(rowValidC)
   private val sup = supers.io.readData
   private val entries = row ++ sup
-  private val m = carry(hitsC)
-  private val same = carry(sameC)
-  private val pageRm = carry(pageRmC)
-  private val superRm = carry(superRmC)
+  private val same = toRespond(sameC)
+  private val pageRm = toRespond(pageRmC)
+  private val superRm = toRespond(superRmC)
+  private val won = Stage.carry(pick, timing.selReg)
 
   // ---- lookup ------------------------------------------------------------------------------
   private val req = s.bits.lookup
   private val lookupNow = s.valid && s.bits.kind === AccessKind.Lookup
-  private val anyPriv = m.map(_.priv).reduce(_ || _)
-  private val anyGlobal = m.map(_.global).reduce(_ || _)
-  private val anyShared = m.map(_.shared).reduce(_ || _)
-  // Lowest index wins within a class: the 4 KiB array before the superpage array.
-  private def first(bits: Seq[Bool]): Vec[Bool] = VecInit(PriorityEncoderOH(bits))
-  private val sel = Mux(anyPriv, first(m.map(_.priv)), Mux(anyGlobal, first(m.map(_.global)), first(m.map(_.shared))))
-  private val hit = anyPriv || anyGlobal || anyShared
-  private val e = Mux1H(sel, entries)
-  private val sharedHit = hit && !anyPriv && !anyGlobal
+  private val hit = won.hit
+  private val e = Mux1H(won.sel, entries)
 
   private val resp = Wire(new LookupResp(p))
   resp.hit := hit
@@ -167,26 +193,25 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   resp.pageSize := Mux(hit, e.pageSize, 0.U)
   resp.perm := Mux(hit, e.perm, 0.U.asTypeOf(e.perm))
   resp.dirty := hit && e.dirty
-  resp.shared := sharedHit
-  resp.crossHit := sharedHit && e.pcid =/= req.pcid
+  resp.shared := won.shared
+  resp.crossHit := won.shared && e.pcid =/= req.pcid
   resp.permFault := hit && AccessCmd.faults(req.cmd, req.user, e.perm, e.dirty)
 
   io.lookup_resp.valid := RegNext(lookupNow, false.B)
   io.lookup_resp.bits := RegEnable(resp, lookupNow)
 
-  private val selPage = VecInit(sel.take(p.ways)).asUInt.orR
+  private val selPage = VecInit(won.sel.take(p.ways)).asUInt.orR
   when(lookupNow && hit) {
     when(selPage) {
-      pageRepl.touch(set, OHToUInt(sel.take(p.ways)))
+      pageRepl.touch(set, OHToUInt(won.sel.take(p.ways)))
     }.otherwise {
-      superRepl.touch(0.U, OHToUInt(sel.drop(p.ways)))
+      superRepl.touch(0.U, OHToUInt(won.sel.drop(p.ways)))
     }
   }
 
-  // ---- fill --------------------------------------------------------------------------------
+  // ---- fill: choose the way in respond, write it in commit ---------------------------------
   private val fillNow = s.valid && s.bits.kind === AccessKind.Fill
   private val n = rule.entryOf(s.bits.fill)
-  private val installs = fillNow && n.pageSize =/= PageSize.Reserved.U
   private val toSuper = PageSize.isSuper(n.pageSize)
 
   /** Way to write in an array: same key, else first invalid, else the victim. */
@@ -199,25 +224,34 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val (pageWay, pageEvict) = chooseWay(same.take(p.ways), rowValid, pageRepl.victim(set))
   private val (superWay, superEvict) = chooseWay(same.drop(p.ways), superValid, superRepl.victim(0.U))
 
-  pages.io.write.valid := installs && !toSuper
-  pages.io.write.bits.set := set
-  pages.io.write.bits.way := pageWay
-  pages.io.write.bits.data := n.withVpn(n.vpn >> p.setBits)
-  supers.io.write.valid := installs && toSuper
-  supers.io.write.bits.set := 0.U
-  supers.io.write.bits.way := superWay
-  supers.io.write.bits.data := n
+  private val choice = Wire(Valid(new FillCommit(p)))
+  choice.valid := fillNow && n.pageSize =/= PageSize.Reserved.U
+  choice.bits.entry := n
+  choice.bits.set := set
+  choice.bits.toSuper := toSuper
+  choice.bits.way := Mux(toSuper, superWay, pageWay)
+  choice.bits.evict := Mux(toSuper, superEvict, pageEvict)
+  private val w = Stage(choice, timing.selReg)
 
-  when(installs && !toSuper) {
-    pageValid(set)(pageWay) := true.B
-    pageGlobal.foreach(_(set)(pageWay) := n.global)
-    pageRepl.fill(set, pageWay, pageEvict)
+  pages.io.write.valid := w.valid && !w.bits.toSuper
+  pages.io.write.bits.set := w.bits.set
+  pages.io.write.bits.way := w.bits.way
+  pages.io.write.bits.data := w.bits.entry.withVpn(w.bits.entry.vpn >> p.setBits)
+  supers.io.write.valid := w.valid && w.bits.toSuper
+  supers.io.write.bits.set := 0.U
+  supers.io.write.bits.way := w.bits.way
+  supers.io.write.bits.data := w.bits.entry
+
+  when(w.valid && !w.bits.toSuper) {
+    pageValid(w.bits.set)(w.bits.way) := true.B
+    pageGlobal.foreach(_(w.bits.set)(w.bits.way) := w.bits.entry.global)
+    pageRepl.fill(w.bits.set, w.bits.way, w.bits.evict)
   }
-  when(installs && toSuper) {
-    superValid(superWay) := true.B
-    superRepl.fill(0.U, superWay, superEvict)
+  when(w.valid && w.bits.toSuper) {
+    superValid(w.bits.way) := true.B
+    superRepl.fill(0.U, w.bits.way, w.bits.evict)
   }
-  private val evicted = installs && Mux(toSuper, superEvict, pageEvict)
+  private val evicted = w.valid && w.bits.evict
 
   // ---- invalidation ------------------------------------------------------------------------
   private val invalNow = s.valid && s.bits.kind === AccessKind.Inval
@@ -288,4 +322,22 @@ class AccessOp(p: BabelFishParams) extends Bundle {
   val lookup = new LookupReq(p)
   val fill = new FillReq(p)
   val inval = new InvalReq(p)
+}
+
+/** The pick stage's result: the winning entry (one-hot over the set's ways, then the
+  * superpage entries), whether there is one, and whether it is a shared entry.
+  */
+class Pick(n: Int) extends Bundle {
+  val sel = Vec(n, Bool())
+  val hit = Bool()
+  val shared = Bool()
+}
+
+/** A fill's chosen way, on its way from respond to commit. */
+class FillCommit(p: BabelFishParams) extends Bundle {
+  val entry = new BabelFishEntry(p, p.vpnBits)
+  val set = UInt(p.setBits.max(1).W)
+  val toSuper = Bool()
+  val way = UInt(log2Ceil(p.ways.max(p.superpageEntries)).max(1).W)
+  val evict = Bool()
 }

@@ -6,64 +6,75 @@ import chisel3.util._
 /** Where the pipelined lookup pattern of an associative structure puts its registers.
   *
   * ==Stages==
-  * Every operation (a lookup, a fill, an invalidation) passes the same three stages in order of
+  * Every operation (a lookup, a fill, an invalidation) passes the same stages in order of
   * acceptance:
   *  - '''read''' (the acceptance cycle): the set is read from storage, with its valid bits;
   *  - '''match''': every entry of the set, and every entry of a fully associative array, is
   *    compared with the operation: per-class hit vectors for a lookup, the same-key vector for a
   *    fill, the removal mask for an invalidation;
-  *  - '''select''': priority over the hit vector and a one-hot select give the response; the
-  *    replacement state and the counters are updated; a fill chooses its way and writes it; an
-  *    invalidation clears what it removes. The response is registered after this stage.
+  *  - '''pick''': priority over the hit vectors gives the winning entry as a one-hot vector;
+  *  - '''respond''': the winner's data makes the response, which is registered; the replacement
+  *    state and the counters are updated; a fill chooses its way; an invalidation clears what it
+  *    removes;
+  *  - '''commit''' (fills, with `selReg`): the chosen way is written one cycle after it was
+  *    chosen, so that neither the victim choice nor the write enables of every entry sit behind
+  *    the replacement-state read. Without `selReg` a fill writes in respond.
   *
   * `readReg` puts a register between read and match (always present with SRAM storage: the
-  * array's own read register); `hitReg` registers the hit vectors between match and select, so
-  * that priority, selection, replacement and counters never sit in the match cone. The response
-  * of an operation accepted in cycle t is valid in cycle t + `latency`.
+  * array's own read register); `hitReg` registers the hit vectors between match and pick;
+  * `selReg` registers the one-hot winner between pick and respond (without it pick and respond
+  * share a cycle). The response of an operation accepted in cycle t is valid in cycle
+  * t + `latency`.
   *
   * ==Hazards==
-  * A write (fill or invalidation) lands at the end of its select stage. An operation accepted
-  * after a write must read storage after that, so after issuing a write the structure accepts
-  * nothing for `writeShadow` = `latency - 1` cycles ([[WriteShadow]]). Lookups never wait for
-  * each other: one lookup a cycle, back to back. Replacement state and counters are read and
-  * written only in select, in acceptance order, so they need no bypass.
+  * A write lands at the end of its last stage. An operation accepted after a write must read
+  * storage after that, so after issuing a write the structure accepts nothing for
+  * `writeShadow` cycles ([[WriteShadow]]): `latency - 1`, plus the commit cycle with `selReg`.
+  * Lookups never wait for each other: one lookup a cycle, back to back. Replacement state is
+  * read and written only in respond (and in a fill's commit, when nothing else is in flight),
+  * in acceptance order, so it needs no bypass.
   */
-case class LookupTiming(readReg: Boolean, hitReg: Boolean) {
-  val latency: Int = 1 + (if (readReg) 1 else 0) + (if (hitReg) 1 else 0)
+case class LookupTiming(readReg: Boolean, hitReg: Boolean, selReg: Boolean = false) {
+  private def n(b: Boolean) = if (b) 1 else 0
+  val latency: Int = 1 + n(readReg) + n(hitReg) + n(selReg)
   /** Cycles after a write is issued during which no operation is accepted. */
-  val writeShadow: Int = latency - 1
+  val writeShadow: Int = latency - 1 + n(selReg)
 }
 
 object LookupTiming {
   /** Legal latencies: flops 1 (all in one cycle), 2 (registered hit vector), 3 (registered read
-    * and hit vector); SRAM 2 (read register only) and 3 (read register and hit vector).
+    * and hit vector), 4 (and a registered winner); SRAM 2 (read register only), 3 (read register
+    * and hit vector), 4 (and a registered winner).
     */
-  def legal(sram: Boolean): Seq[Int] = if (sram) Seq(2, 3) else Seq(1, 2, 3)
+  def legal(sram: Boolean): Seq[Int] = if (sram) Seq(2, 3, 4) else Seq(1, 2, 3, 4)
 
   def apply(latency: Int, sram: Boolean): LookupTiming = {
     val kind = if (sram) "sram" else "flops"
     require(legal(sram).contains(latency),
       s"latency must be one of ${legal(sram).mkString(", ")} with storage = $kind, got $latency")
-    if (sram) LookupTiming(readReg = true, hitReg = latency == 3)
-    else LookupTiming(readReg = latency == 3, hitReg = latency >= 2)
+    if (sram) LookupTiming(readReg = true, hitReg = latency >= 3, selReg = latency == 4)
+    else LookupTiming(readReg = latency >= 3, hitReg = latency >= 2, selReg = latency == 4)
   }
 }
 
-/** A pipeline stage boundary that is a register or a wire, as a [[LookupTiming]] says. */
+/** A pipeline stage boundary that is a register or a wire, as a [[LookupTiming]] says.
+  *
+  * Payload registers load every cycle (no enable): they are read only while their valid bit is
+  * set, and an enable would put the acceptance logic's fan-out in front of every one of them.
+  */
 object Stage {
-  /** The operation one stage later: registered (valid reset to 0, payload loaded when valid). */
+  /** The operation one stage later: registered (valid reset to 0, payload loaded every cycle). */
   def apply[T <: Data](in: Valid[T], registered: Boolean): Valid[T] =
     if (!registered) in
     else {
       val r = Wire(Valid(chiselTypeOf(in.bits)))
       r.valid := RegNext(in.valid, false.B)
-      r.bits := RegEnable(in.bits, in.valid)
+      r.bits := RegNext(in.bits)
       r
     }
 
-  /** Data computed for the operation in `in`'s stage, carried to the next stage with it. */
-  def carry[T <: Data](data: T, in: Valid[_], registered: Boolean): T =
-    if (registered) RegEnable(data, in.valid) else data
+  /** Data computed for the operation of one stage, carried to the next stage with it. */
+  def carry[T <: Data](data: T, registered: Boolean): T = if (registered) RegNext(data) else data
 }
 
 /** The write shadow: after a write is issued, `cycles` cycles in which nothing is accepted, so

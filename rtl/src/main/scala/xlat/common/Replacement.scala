@@ -136,11 +136,16 @@ class ReplacementState(val policy: ReplacementPolicy, sets: Int) {
   /** A hit used `way`. */
   def touch(set: UInt, way: UInt): Unit = update(set, policy.touch(word(set), sized(way)))
 
-  /** A fill wrote `way`; `tookVictim` when that way was the policy's victim (an eviction). */
-  def fill(set: UInt, way: UInt, tookVictim: Bool): Unit = {
-    val w = word(set)
-    update(set, policy.touch(Mux(tookVictim, policy.taken(w), w), sized(way)))
-  }
+  /** A fill wrote `way`; `tookVictim` when that way was the policy's victim (an eviction).
+    * Each set's word is updated from itself (no 1-of-sets read), so a pipelined caller's commit
+    * stage only decodes `set`.
+    */
+  def fill(set: UInt, way: UInt, tookVictim: Bool): Unit =
+    for (i <- 0 until words) {
+      when(words.U === 1.U || set === i.U) {
+        state(i) := policy.touch(Mux(tookVictim, policy.taken(state(i)), state(i)), sized(way))
+      }
+    }
 
   /** `way` at the policy's way width (callers may pass widths Chisel has not inferred yet). */
   private def sized(way: UInt): UInt = {

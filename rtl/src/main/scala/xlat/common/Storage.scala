@@ -60,7 +60,8 @@ class SetAssocStorage[T <: Data](gen: T, val sets: Int, val ways: Int, val sram:
     io.all := 0.U.asTypeOf(io.all)
   } else {
     val regs = Reg(Vec(sets, Vec(ways, gen)))
-    io.readData := (if (readReg) RegEnable(regs(setOf(io.read.bits)), io.read.valid) else regs(setOf(io.read.bits)))
+    // the row register loads every cycle: its owner reads it only for a valid operation
+    io.readData := (if (readReg) RegNext(regs(setOf(io.read.bits))) else regs(setOf(io.read.bits)))
     when(io.write.valid) { regs(setOf(io.write.bits.set))(io.write.bits.way) := io.write.bits.data }
     io.all := regs
   }
