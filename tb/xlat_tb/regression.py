@@ -25,7 +25,7 @@ from .seed import override
 
 # block -> (environment variable, `make test` length, issue floor run by `make soak`)
 LENGTHS = {
-    "babelfish": ("XLAT_RANDOM_OPS", 4000, 20000),
+    "babelfish": ("XLAT_RANDOM_OPS", 8000, 20000),
     "walker": ("XLAT_WALKER_WALKS", 1500, 10000),
     "pml": ("XLAT_PML_EVENTS", 15000, 100000),
 }
