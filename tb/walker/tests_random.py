@@ -38,6 +38,11 @@ class Stimulus:
         self.ok = [t for t in self.pool if t.kind == "ok"]
         self.issued = 0
         self.paused = False
+        # the first walks take one target of every kind (each fault kind is a required
+        # coverage bin, whatever the run's length), then locality decides
+        kinds = sorted({t.kind for t in self.pool})
+        self.first = [rng.choice([t for t in self.pool if t.kind == k]) for k in kinds]
+        rng.shuffle(self.first)
         self.hot = []
         self._new_hot()
 
@@ -56,7 +61,9 @@ class Stimulus:
                 return None
         if self.issued % 400 == 0:
             self._new_hot()
-        if r.random() < 0.7:
+        if self.first:
+            t = self.first.pop()
+        elif r.random() < 0.7:
             t = r.choice(self.hot)
         elif r.random() < 0.8:
             t = r.choice(self.ok)
