@@ -22,7 +22,7 @@ MVN      := mvn -q -B -f rtl/pom.xml
 SCALA    := $(shell find rtl/src -name '*.scala') rtl/pom.xml
 PYTEST_ARGS ?=
 
-.PHONY: all bootstrap rtl custom lint test eval fpga wave clean distclean
+.PHONY: all bootstrap rtl custom lint test soak eval fpga wave clean distclean
 
 all: bootstrap lint
 	@echo "xlat: Verilog of every configuration is in $(RTL_OUT)/<config>/ (lint clean):"
@@ -89,9 +89,19 @@ $(STAMP)/lint: $(STAMP)/rtl $(STAMP)/venv rtl/lint/waivers.vlt
 	@touch $@
 
 # ---- test: every cocotb testbench and every formal task, one pytest summary -----------------
+# Deterministic: fixed seeds, plus every seed that ever failed (tb/<block>/seeds.txt), and
+# shorter random runs (xlat_tb/regression.py); XLAT_SEED=N overrides every seed.
 PYTEST_JOBS ?= 2
 test: bootstrap lint
 	$(PY) -m pytest -n $(PYTEST_JOBS) tb formal sim fpga $(PYTEST_ARGS)
+
+# ---- soak: the random tests at the issue floors with fresh seeds (printed) -------------------
+# make soak [SEEDS=50] [K=<pytest -k, default test_random>]; a failing seed prints the command
+# that reproduces it and the line to add to tb/<block>/seeds.txt
+SEEDS ?= 1
+K     ?= test_random
+soak: bootstrap lint
+	$(PY) tb/soak.py --seeds $(SEEDS) --jobs $(PYTEST_JOBS) -k "$(K)"
 
 # ---- measure: trace-driven evaluation and FPGA synthesis (minutes; smoke runs are in make test)
 # make eval [TRACE=path/to/trace.npz] [BLOCKS=pml]   -> build/eval/report.md

@@ -22,6 +22,7 @@ import pytest
 
 from xlat_tb.generate import ensure_config
 from xlat_tb.cases import cocotb_cases
+from xlat_tb.regression import cases
 from xlat_tb.runner import run_config
 
 NAMED = ["l1", "l1_noshare", "l2", "l2_noshare", "formal", "formal_noshare"]
@@ -47,10 +48,9 @@ CONFIGS = NAMED + list(TEST_ONLY)
 CASES = cocotb_cases(Path(__file__).parent)
 
 
-@pytest.mark.parametrize("suite,case", CASES, ids=[c[1] for c in CASES])
-@pytest.mark.parametrize("config", CONFIGS)
-def test_babelfish(config, suite, case):
+@pytest.mark.parametrize("config,suite,case,reg", cases("babelfish", CONFIGS, CASES))
+def test_babelfish(config, suite, case, reg):
     name = f"babelfish_{config}"
     manifest = ensure_config("babelfish", name, TEST_ONLY[config]) if config in TEST_ONLY else None
-    run_config(name, f"babelfish.tests_{suite}", run=f"{suite}_{case}", testcases=[case],
-               manifest=manifest)
+    run_config(name, f"babelfish.tests_{suite}", run=f"{suite}_{case}{reg.tag}", testcases=[case],
+               manifest=manifest, seed=reg.seed, extra_env=reg.env)

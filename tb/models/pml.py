@@ -27,6 +27,15 @@ parts of disabled buffers, leaving the queue) happens at once, so its queue occu
 bound of the DUT's and its STATUS bits lead the DUT's by the DUT's pipeline delay.  Indexes
 change only with a write the DUT issues or a CSR write, so they are exact.
 
+Same-cycle inputs (docs/pml-logger.md, "Same-cycle inputs"): the testbench calls, within one
+cycle, ``write``, CSR reads, ``take_exit`` / ``take_irq``, ``response``, ``accept``, CSR writes.
+The decided orders that do not follow from that call order are kept here: the dedup entry
+filled in the cycle of a PML_INDEX write survives its forget; a writeError set in the cycle of
+an ACK survives it (either call order); a raise while an exit of its context is still
+offered merges into it, and if that exit is taken within ``merge_slack`` cycles the DUT may
+still deliver the re-raise once (``maybe_exits``: the DUT raises up to a few cycles after the
+eager model, e.g. never in a CSR-write cycle).
+
 For the unit tests (and as a reference arbiter) ``issue()`` performs one eligible write with a
 round robin over contexts, like the RTL's.
 
@@ -218,6 +227,7 @@ class Exit:
     vector: int
     cycle: int
     event: Event | None = None
+    merged: int | None = None     # last cycle a re-raise merged into this one
 
 
 class Context:
@@ -232,6 +242,7 @@ class Context:
         self.queue: deque[Event] = deque()
         self.status_hist: deque = deque([(0, 0)], maxlen=64)   # (cycle, STATUS from then on)
         self.last_full = -(10 ** 9)   # last cycle the queue was full
+        self.error_cycle = None       # cycle a write error last set STATUS.writeError
 
     def enabled(self, part: int) -> bool:
         return bool(self.ctrl & (CTRL_PML if part == PML else CTRL_EPML))
@@ -267,8 +278,11 @@ class DedupFilter:
         self.plru.touch(way)
         return way
 
-    def forget(self, vmid: int):
-        self.keys = [None if (k is not None and k[0] == vmid) else k for k in self.keys]
+    def forget(self, vmid: int, keep: int | None = None):
+        """Forget every page of ``vmid`` except the entry ``keep`` (filled in this cycle: a
+        fill beats a same-cycle forget, doc "Same-cycle inputs")."""
+        self.keys = [None if (k is not None and k[0] == vmid and i != keep) else k
+                     for i, k in enumerate(self.keys)]
 
 
 # ----------------------------------------------------------------------------- model
@@ -290,6 +304,10 @@ class PmlModel:
         self.exit_log: list[Exit] = []
         self.pending_exits: deque[Exit] = deque()
         self.pending_irqs: deque[Exit] = deque()
+        # re-raises merged into an exit taken within merge_slack cycles: the DUT raises up to
+        # merge_slack cycles after the eager model, so it may deliver them once more
+        self.maybe_exits: list[Exit] = []
+        self.merge_slack = 4
         self.on_write = []                   # callbacks(Write) at issue
         self.on_response = []                # callbacks(Write) at response
         self.on_event = []                   # callbacks(Event, kind) at acceptance
@@ -298,6 +316,7 @@ class PmlModel:
         self.on_drop = []                    # callbacks(Event, part) part dropped (disabled)
         self._rr = 0
         self.accepted = 0
+        self._filled = (None, None)          # (cycle, way) of the last dedup-filter fill
         # cycles the DUT may take to see that a PML part became eligible (see write())
         self.pml_first_slack = 2
 
@@ -392,7 +411,7 @@ class PmlModel:
             if self.filter.hit(key):
                 self.count("deduped")
                 return "deduped"
-            self.filter.insert(key)
+            self._filled = (self.now, self.filter.insert(key))
         if len(c.queue) >= p.queueDepth:
             raise ModelError(f"event {ev} accepted for context {ev.vmid} whose queue holds "
                              f"{len(c.queue)} events (queueDepth {p.queueDepth}): doc: "
@@ -429,13 +448,7 @@ class PmlModel:
                     h.elig[part] = None
                     if not c.status & bit:
                         self._status(c, c.status | bit)
-                        x = Exit(ci, part, c.irq_vector if part == GUEST else EXIT_REASON,
-                                 self.now, h)
-                        self.exit_log.append(x)
-                        (self.pending_exits if part == PML else self.pending_irqs).append(x)
-                        self.count("exits" if part == PML else "guestIrqs")
-                        for cb in self.on_raise:
-                            cb(x)
+                        self._raise(ci, part, h)
                 elif h.elig[part] is None:
                     h.elig[part] = self.now
             if not h.pending(PML) and not h.pending(GUEST):
@@ -446,6 +459,23 @@ class PmlModel:
             break
         for cb in self.on_settle:
             cb(ci)
+
+    def _raise(self, ci: int, part: int, h: Event):
+        """One pending flag per context and kind: a raise while an exit (guest interrupt) of
+        the context is still offered merges into it (delivered once, with the vector of the
+        first raise)."""
+        pend = self.pending_exits if part == PML else self.pending_irqs
+        old = next((x for x in pend if x.vmid == ci), None)
+        if old is not None:
+            old.merged = self.now
+            return
+        c = self.ctx[ci]
+        x = Exit(ci, part, c.irq_vector if part == GUEST else EXIT_REASON, self.now, h)
+        self.exit_log.append(x)
+        pend.append(x)
+        self.count("exits" if part == PML else "guestIrqs")
+        for cb in self.on_raise:
+            cb(x)
 
     # ------------------------------------------------------------------ writes
     def eligible(self) -> list[tuple[int, int, Event, int, int]]:
@@ -518,6 +548,7 @@ class PmlModel:
         w.error, w.resp_cycle = int(bool(error)), self.now
         if error:
             c = self.ctx[w.ctx]
+            c.error_cycle = self.now
             self._status(c, c.status | ST_WRITE_ERROR)
             self.count("writeErrors")
         else:
@@ -544,28 +575,49 @@ class PmlModel:
 
     # ------------------------------------------------------------------ exits
     def take_exit(self, vmid: int, reason: int) -> Exit:
-        for x in self.pending_exits:
-            if x.vmid == vmid:
-                if reason != EXIT_REASON:
-                    raise ModelError(f"exit for vmid {vmid} with reason {reason} (doc: 62)")
-                self.pending_exits.remove(x)
-                return x
-        raise ModelError(f"exit {{vmid {vmid}, reason {reason}}}: the model raised no exit for "
-                         f"that context that is not yet delivered (pending: "
-                         f"{[x.vmid for x in self.pending_exits]}; STATUS.full of ctx "
-                         f"{vmid}: {self._st(vmid, ST_FULL)})")
+        if reason != EXIT_REASON:
+            raise ModelError(f"exit for vmid {vmid} with reason {reason} (doc: 62)")
+        x = self._take(PML, vmid, None)
+        if x is None:
+            raise ModelError(f"exit {{vmid {vmid}, reason {reason}}}: the model raised no exit "
+                             f"for that context that is not yet delivered (pending: "
+                             f"{[x.vmid for x in self.pending_exits]}; STATUS.full of ctx "
+                             f"{vmid}: {self._st(vmid, ST_FULL)})")
+        return x
 
     def take_irq(self, vmid: int, vector: int) -> Exit:
-        for x in self.pending_irqs:
+        x = self._take(GUEST, vmid, vector)
+        if x is None:
+            raise ModelError(f"guestIrq {{vmid {vmid}, vector {vector:#x}}}: the model raised "
+                             f"no guest interrupt for that context that is not yet delivered "
+                             f"(pending: {[x.vmid for x in self.pending_irqs]})")
+        return x
+
+    def _take(self, kind: int, vmid: int, vector) -> Exit | None:
+        """The DUT delivered an exit (guest interrupt) of ``vmid``: the pending one, else a
+        re-raise the model merged into an exit taken just before (see _raise)."""
+        def check(x):
+            if vector is not None and vector != x.vector:
+                raise ModelError(f"guestIrq for vmid {vmid} with vector {vector:#x}, "
+                                 f"IRQ_VECTOR was {x.vector:#x} when it was raised")
+        pend = self.pending_exits if kind == PML else self.pending_irqs
+        for x in pend:
             if x.vmid == vmid:
-                if vector != x.vector:
-                    raise ModelError(f"guestIrq for vmid {vmid} with vector {vector:#x}, "
-                                     f"IRQ_VECTOR was {x.vector:#x} when it was raised")
-                self.pending_irqs.remove(x)
+                check(x)
+                pend.remove(x)
+                if x.merged is not None and self.now - x.merged <= self.merge_slack:
+                    # the DUT raises the merged re-raise up to merge_slack cycles after the
+                    # eager model: if that is after this delivery, it is one more exit
+                    vec = self.ctx[vmid].irq_vector if kind == GUEST else EXIT_REASON
+                    self.maybe_exits.append(Exit(vmid, kind, vec, self.now))
                 return x
-        raise ModelError(f"guestIrq {{vmid {vmid}, vector {vector:#x}}}: the model raised no "
-                         f"guest interrupt for that context that is not yet delivered "
-                         f"(pending: {[x.vmid for x in self.pending_irqs]})")
+        for m in self.maybe_exits:
+            if m.vmid == vmid and m.kind == kind:
+                check(m)
+                self.maybe_exits.remove(m)
+                self.count("exits" if kind == PML else "guestIrqs")
+                return m
+        return None
 
     def _st(self, vmid, bit):
         return int(bool(self.ctx[vmid].status & bit)) if vmid < self.p.contexts else None
@@ -619,7 +671,10 @@ class PmlModel:
         elif n == "PML_INDEX":
             c.index[PML] = v
             if self.filter is not None:
-                self.filter.forget(ci)
+                # the event accepted in this cycle (accept() comes first) looked the filter
+                # up before the forget, and its new entry survives it
+                cyc, way = self._filled
+                self.filter.forget(ci, keep=way if cyc == self.now else None)
         elif n == "GPML_INDEX":
             c.index[GUEST] = v
         elif n == "TRACK_ASID":
@@ -627,7 +682,10 @@ class PmlModel:
         elif n == "IRQ_VECTOR":
             c.irq_vector = v
         elif n == "ACK":
-            self._status(c, c.status & ~(wdata & (ST_FULL | ST_GUEST_FULL | ST_WRITE_ERROR)))
+            clear = wdata & (ST_FULL | ST_GUEST_FULL | ST_WRITE_ERROR)
+            if c.error_cycle == self.now:
+                clear &= ~ST_WRITE_ERROR     # an error of this very cycle is not lost
+            self._status(c, c.status & ~clear)
         self.settle(ci)               # the held parts may change state
         return 0, 0
 

@@ -161,8 +161,9 @@ def test_software_index_out_of_range():
     m.accept(0, 7, 0, 0)
     assert len(m.pending_exits) == 1 and m.issue() is None
     wr(m, 0, "PML_INDEX", 4)                     # == entries: still out of range
-    wr(m, 0, "ACK", ST_FULL)
-    assert len(m.pending_exits) == 2
+    wr(m, 0, "ACK", ST_FULL)                     # re-raised while the exit is still offered:
+    assert len(m.pending_exits) == 1             # merged (one pending flag per context)
+    assert m.counters["exits"] == 1 and rd(m, 0, "STATUS") == ST_FULL
 
 
 def test_round_robin_and_no_head_of_line_blocking():
@@ -286,6 +287,7 @@ def test_write_errors_consume_the_index_once():
     assert rd(m, 0, "STATUS") == ST_WRITE_ERROR
     assert m.counters["writeErrors"] == 1 and m.counters["logged"] == 1
     assert rd(m, 0, "PML_INDEX") == 1 and m.issue() is None      # not retried
+    m.now += 1                                   # (an ACK in the error's cycle keeps it)
     wr(m, 0, "ACK", ST_WRITE_ERROR)
     assert rd(m, 0, "STATUS") == 0
     assert m.response(3, 0) is None and m.counters["badMemResps"] == 1
@@ -390,3 +392,63 @@ def test_dedup_ignored_events_not_remembered():
     assert m.accept(0, 5, 0, 0)[0] == "ignored"
     setup_pml(m, index=3)
     assert m.accept(0, 5, 0, 0)[0] == "queued"
+
+
+# ----------------------------------------------------------------------------- same cycle
+def test_same_cycle_fill_beats_forget():
+    """docs/pml-logger.md, Same-cycle inputs: an event accepted in the cycle of a PML_INDEX
+    write looks the filter up before the forget, and its new entry survives it."""
+    m = PmlModel(PmlParams(contexts=2, entries=8, dedupEntries=4))
+    setup_pml(m, 0, 0x10000, 7)
+    setup_pml(m, 1, 0x20000, 7)
+    m.now = 10
+    m.accept(0, 0x111, 0, 0)
+    m.now = 11
+    assert m.accept(0, 0x111, 0, 0)[0] == "deduped"   # hit: before the forget
+    assert m.accept(0, 0x222, 0, 0)[0] == "queued"    # filled in this cycle
+    wr(m, 0, "PML_INDEX", 7)                          # same cycle: forgets 0x111 only
+    m.now = 12
+    assert m.accept(0, 0x222, 0, 0)[0] == "deduped"
+    assert m.accept(0, 0x111, 0, 0)[0] == "queued"
+
+
+def test_same_cycle_write_error_beats_ack():
+    """An error response in the cycle of an ACK of writeError leaves writeError set, in
+    either call order."""
+    for ack_first in (False, True):
+        m = mk()
+        setup_pml(m, index=3)
+        m.now = 5
+        m.accept(0, 0x1, 0, 0)
+        m.accept(0, 0x2, 0, 0)
+        w1, w2 = m.issue(), m.issue()
+        m.response(w1.id, 1)
+        m.now = 9
+        if ack_first:
+            wr(m, 0, "ACK", ST_WRITE_ERROR)
+            m.response(w2.id, 1)
+        else:
+            m.response(w2.id, 1)
+            wr(m, 0, "ACK", ST_WRITE_ERROR)
+        assert rd(m, 0, "STATUS") == ST_WRITE_ERROR
+        m.now = 10
+        wr(m, 0, "ACK", ST_WRITE_ERROR)
+        assert rd(m, 0, "STATUS") == 0
+
+
+def test_merged_reraise_may_follow_the_delivery():
+    """A re-raise merged into an offered exit: delivered once; if the exit is taken within
+    merge_slack cycles of the merge the DUT may deliver the re-raise once more."""
+    m = mk()
+    setup_pml(m, index=0x8000)
+    m.now = 1
+    m.accept(0, 7, 0, 0)
+    m.now = 2
+    wr(m, 0, "ACK", ST_FULL)                      # merged at 2
+    m.now = 3
+    m.take_exit(0, EXIT_REASON)
+    m.now = 5
+    m.take_exit(0, EXIT_REASON)                   # the DUT's late re-raise
+    assert m.counters["exits"] == 2
+    with pytest.raises(ModelError):
+        m.take_exit(0, EXIT_REASON)

@@ -12,12 +12,19 @@ the DUT's registers see it):
    decrements.  So each buffer receives exactly the model's sequence, in acceptance order;
 2. a CSR read accepted this cycle (the model's registers now; STATUS may lag the eager model by
    ``status_lag`` cycles: it must equal a value the model's STATUS had in that window);
-3. a ``mem_resp`` (writeError / logged counters, unknown id = badMemResps);
-4. a ``dirty`` event accepted (ignored / deduped / queued, the queue never beyond queueDepth);
-5. a CSR write accepted (no write may be presented in the next cycle: the doc's "no write is
-   issued in a cycle a CSR write is accepted");
-6. ``exit`` / ``guestIrq`` transfers: each must be one the model raised and not yet delivered
-   (reason 62, vector = IRQ_VECTOR at the raise).
+3. ``exit`` / ``guestIrq`` transfers: each must be one the model raised and not yet delivered
+   (reason 62, vector = IRQ_VECTOR at the raise), or a re-raise the model merged into one
+   taken within its ``merge_slack``;
+4. a ``mem_resp`` (writeError / logged counters, unknown id = badMemResps);
+5. a ``dirty`` event accepted (ignored / deduped / queued, the queue never beyond queueDepth);
+6. a CSR write accepted (no write may be presented in the next cycle: the doc's "no write is
+   issued in a cycle a CSR write is accepted").
+
+This is the order of docs/pml-logger.md, "Same-cycle inputs": an accepted event sees the
+registers and the dedup filter before a same-cycle CSR write (its new filter entry survives a
+same-cycle PML_INDEX write: the model spares the entry filled in this cycle), a write error
+survives a same-cycle ACK of writeError (the model keeps it in either order), and an exit
+taken in the cycle of an ACK is delivered before the ACK's re-raise.
 
 Also checked: every ``csr_resp`` exactly one cycle after its request; ``dirty_ready`` low only
 while the event's context queue is full (within ``stall_slack`` cycles of the model);
@@ -324,7 +331,24 @@ class PmlEnv:
         t = self.csr.accepted
         if t is not None and not t["write"]:
             self._csr(t, cycle)
-        # 3. memory responses
+        # 3. exits / guest interrupts taken
+        ev_, vm_, rs_ = self.h_exit
+        if int(ev_.value) and self.exit_ready.ready_now:
+            vmid, reason = int(vm_.value), int(rs_.value)
+            m.take_exit(vmid, reason)
+            self.exits_seen += 1
+            self.cov.hit("exit")
+            for h in self.on_exit:
+                h(vmid, cycle)
+        iv, ivm, ivec = self.h_irq
+        if int(iv.value) and self.irq_ready.ready_now:
+            vmid, vec = int(ivm.value), int(ivec.value)
+            m.take_irq(vmid, vec)
+            self.irqs_seen += 1
+            self.cov.hit("guestIrq")
+            for h in self.on_irq:
+                h(vmid, cycle)
+        # 4. memory responses
         for a in self._resps:
             m.response(a.id, a.error)
             if a.error:
@@ -333,7 +357,7 @@ class PmlEnv:
         for _ in range(self.mem.bogus_sent - getattr(self, "_bogus_seen", 0)):
             m.response(-1, 0)                           # counted as badMemResps
         self._bogus_seen = self.mem.bogus_sent
-        # 4. dirty
+        # 5. dirty
         d = self.dirty
         if d is not None:
             if d.valid_now and not d.ready_now:
@@ -352,27 +376,10 @@ class PmlEnv:
                     self.log.info("event %s -> %s (q %d)", e, kind, m.occupancy(ev["vmid"]))
                 ev["_kind"], ev["_event"] = kind, e
                 self.cov.hit(f"event.{kind}")
-        # 5. CSR write
+        # 6. CSR write
         if t is not None and t["write"]:
             if not self._csr(t, cycle):        # (a bad address changes nothing)
                 self.csr_write_cycle = cycle
-        # 6. exits / guest interrupts
-        ev_, vm_, rs_ = self.h_exit
-        if int(ev_.value) and self.exit_ready.ready_now:
-            vmid, reason = int(vm_.value), int(rs_.value)
-            m.take_exit(vmid, reason)
-            self.exits_seen += 1
-            self.cov.hit("exit")
-            for h in self.on_exit:
-                h(vmid, cycle)
-        iv, ivm, ivec = self.h_irq
-        if int(iv.value) and self.irq_ready.ready_now:
-            vmid, vec = int(ivm.value), int(ivec.value)
-            m.take_irq(vmid, vec)
-            self.irqs_seen += 1
-            self.cov.hit("guestIrq")
-            for h in self.on_irq:
-                h(vmid, cycle)
         for hc in self.holds:
             if hc.violations:
                 self._err(hc.violations[0])
@@ -462,6 +469,10 @@ class PmlEnv:
             return False
         if m.pending_exits or m.pending_irqs or not self.mem.idle:
             return False
+        for x in m.maybe_exits:         # a merged re-raise the DUT offers after all
+            v, vm = (self.h_exit if x.kind == PML else self.h_irq)[:2]
+            if int(v.value) and int(vm.value) == x.vmid:
+                return False
         return not m.eligible()
 
     async def settle(self, timeout: int = 20000, extra: int = 4):

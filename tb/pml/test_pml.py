@@ -23,6 +23,7 @@ import pytest
 
 from xlat_tb.generate import ensure_config
 from xlat_tb.cases import cocotb_cases
+from xlat_tb.regression import cases
 from xlat_tb.runner import run_config
 
 NAMED = ["pml_default", "pml_dedup", "pml_formal"]
@@ -40,9 +41,8 @@ CONFIGS = NAMED + list(TEST_ONLY)
 CASES = cocotb_cases(Path(__file__).parent)
 
 
-@pytest.mark.parametrize("suite,case", CASES, ids=[c[1] for c in CASES])
-@pytest.mark.parametrize("config", CONFIGS)
-def test_pml(config, suite, case):
+@pytest.mark.parametrize("config,suite,case,reg", cases("pml", CONFIGS, CASES))
+def test_pml(config, suite, case, reg):
     manifest = ensure_config("pml", config, TEST_ONLY[config]) if config in TEST_ONLY else None
-    run_config(config, f"pml.tests_{suite}", run=f"{suite}_{case}", testcases=[case],
-               manifest=manifest)
+    run_config(config, f"pml.tests_{suite}", run=f"{suite}_{case}{reg.tag}", testcases=[case],
+               manifest=manifest, seed=reg.seed, extra_env=reg.env)

@@ -1,15 +1,16 @@
 """Constrained-random test of PmlLogger.
 
-XLAT_PML_EVENTS (default 100000) dirty events over every context: a random mode per context
-(PML, EPML, both; some disabled), events for unknown contexts, asids that match TRACK_ASID
-most of the time, GPAs from a small hot pool per context (so the dedup filter hits) mixed
-with random ones, GVAs with the top bit set or not; random back-pressure on mem_req_ready,
-exit_ready and guestIrq_ready, random gaps on dirty and csr, a memory with random latency,
-out-of-order answers and random write errors; a software agent (pml_env.SoftwareAgent) that on
-every exit / guest interrupt reads INDEX and STATUS, reads the buffer from the memory model and
-checks it against the events in acceptance order, poisons it, sometimes moves it, restarts it
-at a random index and ACKs; a register reader that reads random registers (indexes exact,
-STATUS within the model's lag window) and bad addresses while logging goes on.
+XLAT_PML_EVENTS (make test 15000, make soak 100000: xlat_tb.regression) dirty events over every
+context: a random mode per context (PML, EPML, both; some disabled), events for unknown
+contexts, asids that match TRACK_ASID most of the time, GPAs from a small hot pool per context
+(so the dedup filter hits) mixed with random ones, GVAs with the top bit set or not; random
+back-pressure on mem_req_ready, exit_ready and guestIrq_ready, random gaps on dirty and csr, a
+memory with random latency, out-of-order answers and random write errors; a software agent
+(pml_env.SoftwareAgent) that on every exit / guest interrupt reads INDEX and STATUS, reads the
+buffer from the memory model and checks it against the events in acceptance order, poisons it,
+sometimes moves it, restarts it at a random index and ACKs; a register reader that reads random
+registers (indexes exact, STATUS within the model's lag window) and bad addresses while logging
+goes on.
 
 Every checkpoint (5 per run) pauses the events, lets the agent drain, compares every perf_*
 counter and changes the context modes and TRACK_ASIDs.  At the end every buffer is read: no
@@ -22,7 +23,6 @@ must be hit.
 
 from __future__ import annotations
 
-import os
 import time
 
 import cocotb
@@ -30,6 +30,7 @@ import cocotb
 from models.pml import CTRL_EPML, CTRL_PML, PML
 from xlat_tb.backpressure import RandomGaps, random_pattern
 from xlat_tb.cycle import TbError
+from xlat_tb.regression import run_length
 from xlat_tb.seed import current_seed, rng as seeded_rng
 
 from .pml_env import PmlEnv, SoftwareAgent
@@ -93,7 +94,7 @@ async def reg_reader(env: PmlEnv, rng, stop):
 
 @cocotb.test()
 async def test_random(dut):
-    n = int(os.environ.get("XLAT_PML_EVENTS", "100000"))
+    n = run_length("pml")
     rng = seeded_rng("random")
     env = PmlEnv(dut, rng=rng, name="random", latency=(1, 12),
                  dirty_gaps=random_pattern(rng, "mixed"), csr_gaps=RandomGaps(rng, 0.2),

@@ -24,6 +24,7 @@ import pytest
 
 from xlat_tb.generate import ensure_config
 from xlat_tb.cases import cocotb_cases
+from xlat_tb.regression import cases
 from xlat_tb.runner import run_config
 
 NAMED = ["walker_baseline", "walker_x86", "walker_x86_5", "walker_rv39", "walker_rv48",
@@ -53,9 +54,8 @@ CONFIGS = NAMED + list(TEST_ONLY)
 CASES = cocotb_cases(Path(__file__).parent)
 
 
-@pytest.mark.parametrize("suite,case", CASES, ids=[c[1] for c in CASES])
-@pytest.mark.parametrize("config", CONFIGS)
-def test_walker(config, suite, case):
+@pytest.mark.parametrize("config,suite,case,reg", cases("walker", CONFIGS, CASES))
+def test_walker(config, suite, case, reg):
     manifest = ensure_config("walker", config, TEST_ONLY[config]) if config in TEST_ONLY else None
-    run_config(config, f"walker.tests_{suite}", run=f"{suite}_{case}", testcases=[case],
-               manifest=manifest)
+    run_config(config, f"walker.tests_{suite}", run=f"{suite}_{case}{reg.tag}", testcases=[case],
+               manifest=manifest, seed=reg.seed, extra_env=reg.env)

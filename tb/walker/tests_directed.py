@@ -301,11 +301,14 @@ async def test_many_in_flight(dut):
 
 @cocotb.test()
 async def test_same_id_held(dut):
-    """A request whose id is in flight is held (req_ready low) until that walk answers;
-    perf_idStalls counts the cycles."""
+    """A request whose id is in flight is held (req_ready low) until that walk answers, the
+    response's cycle included, and taken in the next cycle; perf_idStalls counts the cycles
+    (exactly: the testbench counts the same cycles)."""
     s = scenario("idheld", ad_clear_p=0.0, bad=False, regions=4)
     env = await setup(dut, "idheld", s, latency=(10, 20))
     ok = [t for t in s.targets if t.kind == "ok" and _fits(env, t)]
+    walks = []
+    env.on_response.append(walks.append)
     for t in ok[:8]:
         env.send(s.request(t, id=1))
     await env.drain()
@@ -313,6 +316,12 @@ async def test_same_id_held(dut):
     expect(got["idStalls"] > 0, "perf_idStalls is 0 after 8 requests with one id")
     env.log.info("idStalls %d (testbench counted %d waiting cycles)", got["idStalls"],
                  env.counts["idStalls"])
+    # same cycle: the next request with the id waits through its predecessor's response
+    # cycle and is taken in the cycle after (the env rejects an acceptance in that cycle)
+    gaps = [b.cycle - a.resp_cycle for a, b in zip(walks, walks[1:])]
+    expect(gaps and all(g == 1 for g in gaps), f"cycles from a response to the next "
+                                               f"acceptance of its id: {gaps}, doc: 1")
+    await env.check_counters(exact_stalls=True)
     await env.finish()
 
 
@@ -423,4 +432,68 @@ async def test_bad_mem_resp(dut):
     env.mem.inject_response(id=env.id_count - 1, rdata=0xBEEF, error=1)
     await walk_all(env, [s.request(t) for t in ok[6:12]])
     expect(env.mem.bogus_sent == 2, "bogus responses not sent")
+    await env.finish()
+
+
+# --------------------------------------------------------------------------- same cycle
+@cocotb.test()
+async def test_same_cycle_flush(dut):
+    """docs/nested-walker.md, same-cycle inputs: a flush in the cycle a walk is accepted is
+    before the walk (the walk fills the caches); a flush in any later cycle of the walk -- the
+    cycle of one of its fills, of its response included -- leaves nothing of the walk cached
+    (the fill of that cycle is suppressed, later ones too).  The flush (kind 0) is swept over
+    every cycle from before the acceptance to after the response; a second, identical walk
+    then reads less than a cold walk exactly when the flush was no later than the first walk's
+    acceptance, and otherwise is the cold walk again, same reads and same cache hits (a walk
+    also hits what it filled itself, e.g. host pointers shared by its guest levels)."""
+    s = scenario("scflush", ad_clear_p=0.0, bad=False, regions=4, share_p=0.0)
+    env = await setup(dut, "scflush", s, latency=(2, 2), reorder=False)
+    t = next(t for t in s.targets if t.kind == "ok" and _fits(env, t))
+    HITS = ("guestPwcHits", "hostPwcHits", "nestedTlbHits")
+
+    async def measured_walk():
+        before = env.read_counters()
+        w = await env.do_walk(s.request(t, id=0))
+        after = env.read_counters()
+        return w, sum(after[h] - before[h] for h in HITS)
+
+    async def round_(k: int):
+        """flush k cycles after the request (k < 0: before), then the same walk again"""
+        env.send_flush(0)
+        await env.drain()
+        if k < 0:
+            f = env.send_flush(0)
+            await env.loop.cycles(-k)
+            env.send(s.request(t, id=0))
+        else:
+            env.send(s.request(t, id=0))
+            await env.loop.cycles(k)
+            f = env.send_flush(0)
+        await env.drain()
+        w1 = env.done[-1]
+        w2, hits = await measured_walk()
+        return w1, f["_cycle"], w2, hits
+
+    env.send_flush(0)
+    await env.drain()
+    cold, cold_hits = await measured_walk()
+    cold_reads = cold.resp["memReads"]
+    span = cold.resp_cycle - cold.cycle
+    seen = set()
+    for k in range(-2, span + 3):
+        w1, fc, w2, hits = await round_(k)
+        rel = fc - w1.cycle
+        seen.add("accept" if rel == 0 else "response" if fc == w1.resp_cycle else
+                 "inside" if 0 < rel < w1.resp_cycle - w1.cycle else "outside")
+        kept = fc <= w1.cycle
+        got = (w2.resp["memReads"], hits)
+        if env.cached and kept:
+            ok = got[0] < cold_reads
+        else:
+            ok = got == (cold_reads, cold_hits)
+        expect(ok, f"flush in cycle {fc}, first walk accepted in {w1.cycle} and answered in "
+                   f"{w1.resp_cycle}: the next walk read {got[0]} entries with {got[1]} cache "
+                   f"hits, a cold walk {cold_reads} with {cold_hits}; doc: the first walk's "
+                   f"fills {'kept' if kept else 'gone'}")
+    expect({"accept", "inside", "response"} <= seen, f"flush cycles covered: {seen}")
     await env.finish()

@@ -1,26 +1,26 @@
 """Constrained-random test of NestedWalker.
 
-XLAT_WALKER_WALKS (default 10000) walks over a random machine (xlat_tb.pagetables.Scenario:
-2-3 VMs, 2 address spaces each with partly shared tables, mixed page sizes at both stages,
-aligned and splintered huge pages, clean and set A/D bits, random permissions, a broken entry
-of every kind the formats allow), with locality (a hot set of targets that moves), random
-cmd / user, ids reused as soon as they are free (and sometimes while still busy, which the
-walker must hold), random memory latency with out-of-order answers, random bus errors,
-back-pressure on every ready, random flushes with walks in flight, and every 2500 walks an
-"OS" phase that clears A/D bits of random leaves and flushes.  The scoreboard (walker_env.py)
-checks every response, access and dirty event; every checkpoint drains and compares the
-perf_* counters; the functional-coverage summary is printed and required bins must be hit.
-"""
+XLAT_WALKER_WALKS (make test 1500, make soak 10000: xlat_tb.regression) walks over a random
+machine (xlat_tb.pagetables.Scenario: 2-3 VMs, 2 address spaces each with partly shared tables,
+mixed page sizes at both stages, aligned and splintered huge pages, clean and set A/D bits,
+random permissions, a broken entry of every kind the formats allow), with locality (a hot set
+of targets that moves), random cmd / user, ids reused as soon as they are free (and sometimes
+while still busy, which the walker must hold), random memory latency with out-of-order answers,
+random bus errors, back-pressure on every ready, random flushes with walks in flight, and every
+2500 walks an "OS" phase that clears A/D bits of random leaves and flushes. The scoreboard
+(walker_env.py) checks every response, access and dirty event; every checkpoint drains and
+compares the perf_* counters; the functional-coverage summary is printed and required bins must
+be hit. """
 
 from __future__ import annotations
 
-import os
 import time
 
 import cocotb
 
 from xlat_tb.backpressure import RandomGaps, random_pattern
 from xlat_tb.pagetables import Scenario
+from xlat_tb.regression import run_length
 from xlat_tb.seed import current_seed, rng as seeded_rng
 
 from .tests_directed import config
@@ -38,6 +38,11 @@ class Stimulus:
         self.ok = [t for t in self.pool if t.kind == "ok"]
         self.issued = 0
         self.paused = False
+        # the first walks take one target of every kind (each fault kind is a required
+        # coverage bin, whatever the run's length), then locality decides
+        kinds = sorted({t.kind for t in self.pool})
+        self.first = [rng.choice([t for t in self.pool if t.kind == k]) for k in kinds]
+        rng.shuffle(self.first)
         self.hot = []
         self._new_hot()
 
@@ -56,7 +61,9 @@ class Stimulus:
                 return None
         if self.issued % 400 == 0:
             self._new_hot()
-        if r.random() < 0.7:
+        if self.first:
+            t = self.first.pop()
+        elif r.random() < 0.7:
             t = r.choice(self.hot)
         elif r.random() < 0.8:
             t = r.choice(self.ok)
@@ -122,7 +129,7 @@ def tab_hpa(scen: Scenario, vm, b, tab: int) -> int:
 
 @cocotb.test()
 async def test_random(dut):
-    n = int(os.environ.get("XLAT_WALKER_WALKS", "10000"))
+    n = run_length("walker")
     rng = seeded_rng("random")
     cfg = config()
     seed = rng.randrange(1 << 30)

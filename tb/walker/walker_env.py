@@ -27,7 +27,9 @@ Per walk (request accepted -> response), the scoreboard checks:
   and pageTable, sent before the walk's next access or response; no other dirty events.
 
 Walks accepted while the tables were being changed (``tables_changed``) up to the next flush
-are "stale": only the protocol and the counts are checked for them.
+are "stale": only the protocol and the counts are checked for them (a walk accepted in the
+flush's cycle is after the flush: checked in full).  A request is never accepted in the cycle
+its id's previous walk answers; ``perf_idStalls`` is counted the same way.
 At the end ``finish()`` drains and compares the perf_* counters with what was counted.
 """
 
@@ -75,6 +77,7 @@ class Walk:
     first_seq: int | None = None
     pending_dirty: list = field(default_factory=list)
     resp: dict | None = None
+    resp_cycle: int | None = None
     expected: object = None                        # final model result used for the check
 
     @property
@@ -226,6 +229,7 @@ class WalkerEnv:
             self._err("mem_resp_ready low (doc: mem_resp_ready is always 1)")
         if not int(self.dut.flush_ready.value):
             self._err("flush_ready low (doc: flush is always ready)")
+        busy = set(self.inflight)       # ids in flight at the start of the cycle
         # 1. responses end walks
         item = self.resp_mon.item
         if item is not None:
@@ -242,16 +246,19 @@ class WalkerEnv:
         for a in self._mreq:
             self._on_mem_req(a, cycle)
         self._mreq.clear()
-        # 5. new walks, flushes
-        t = self.req.accepted
-        if t is not None:
-            self._on_req(t, cycle)
-        elif self.req.valid_now and self.req.cur is not None and \
-                self.req.cur["id"] in self.inflight:
-            self.counts["idStalls"] += 1
+        # 5. flushes, then new walks (doc, same-cycle inputs: a walk accepted in the cycle of
+        # a flush is after it; an id is in flight up to the cycle of its response)
         f = self.flush.accepted
         if f is not None:
             self._on_flush(f, cycle)
+        t = self.req.accepted
+        if t is not None:
+            if t["id"] in busy:
+                self._err(f"request with id {t['id']} accepted in the cycle its previous walk "
+                          f"answered (doc: the id is free from the next cycle)")
+            self._on_req(t, cycle)
+        elif self.req.valid_now and self.req.cur is not None and self.req.cur["id"] in busy:
+            self.counts["idStalls"] += 1
 
     def _on_req(self, t: dict, cycle: int):
         i = t["id"]
@@ -340,6 +347,7 @@ class WalkerEnv:
         if w is None:
             self._err(f"response {_fmt(item)} for id {i}: no walk with that id in flight")
         w.resp = item
+        w.resp_cycle = cycle
         if w.pending_dirty:
             self._err(f"walk {i} answered before its dirty event", w)
         self.counts["walks"] += 1

@@ -6,7 +6,9 @@
 
 * Build directories live under build/sim/<name>/ (one without tracing, one with FST tracing);
   a per-directory file lock lets pytest-xdist workers share them.
-* The seed is XLAT_SEED when set, else random; it is printed and passed to the simulation.
+* The seed is XLAT_SEED when set, else the case's own (a regression seed) or the fixed
+  default (xlat_tb.seed); it is printed, with the command that reproduces the case, and passed
+  to the simulation.
 * Runs are untraced.  When a run fails, the failing cocotb tests are rerun with the same seed on
   a tracing build, and the path of build/sim/<name>/<run>_waves/dump.fst is printed.
   XLAT_WAVES=1 traces the first run already; XLAT_NO_RERUN=1 skips the rerun.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import re
 import shutil
 import sys
 import time
@@ -26,6 +29,7 @@ from pathlib import Path
 
 from .manifest import available, load_manifest, manifest_path
 from .paths import SIM_BUILD, TB_DIR
+from .regression import LENGTHS
 from .seed import ENV as SEED_ENV, choose_seed
 from .verilator import make_overrides, verilator_env
 
@@ -122,23 +126,37 @@ def _build(runner, *, sources, toplevel, build_dir: Path, waves: bool, build_arg
             os.environ["MAKEFLAGS"] = saved
 
 
+def repro_command(seed: int, env: dict) -> str:
+    """The shell command that reruns the current pytest case with ``seed`` (and the run
+    length the case used)."""
+    lens = {v for v, _, _ in LENGTHS.values()}
+    parts = [f"{SEED_ENV}={seed}"]
+    parts += [f"{k}={env[k]}" for k in sorted(env) if k in lens]
+    parts += [f"{k}={os.environ[k]}" for k in sorted(lens) if k not in env and os.environ.get(k)]
+    node = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+    node = re.sub(r"-seed\d+\]$", "]", node)     # with XLAT_SEED set that is the case's id
+    return " ".join(parts) + " .venv/bin/python -m pytest" + (f" '{node}'" if node else "")
+
+
 def run_cocotb(*, name: str, sources, toplevel: str, test_module: str, run: str,
                testcases: list[str] | None = None, extra_env: dict | None = None,
-               build_args=(), fail: bool = True) -> RunResult:
+               build_args=(), fail: bool = True, seed: int | None = None) -> RunResult:
     """Build ``sources`` (cached under build/sim/<name>/) and run ``test_module`` on it.
 
     ``run`` names the test directory build/sim/<name>/<run>/ (results, log, waves).
+    ``seed``: the case's seed (XLAT_SEED still overrides it; None: the default seed).
     Raises pytest's Failed (when ``fail``) with the seed, failing tests and waveform path.
     """
     from cocotb_tools.runner import get_runner
 
     setup_verilator()
-    seed = choose_seed()
+    seed = choose_seed(seed)
+    repro = repro_command(seed, extra_env or {})
     base = SIM_BUILD / name
     waves_first = _truthy("XLAT_WAVES")
     env = {SEED_ENV: str(seed), "COCOTB_LOG_LEVEL": os.environ.get("COCOTB_LOG_LEVEL", "INFO")}
     env.update(extra_env or {})
-    print(f"\n[xlat] {name}/{run}: seed {seed} (reproduce: {SEED_ENV}={seed})", flush=True)
+    print(f"\n[xlat] {name}/{run}: seed {seed} (reproduce: {repro})", flush=True)
 
     def one(waves: bool, cases, tag: str) -> RunResult:
         runner = get_runner("verilator")
@@ -187,7 +205,7 @@ def run_cocotb(*, name: str, sources, toplevel: str, test_module: str, run: str,
           f"in {res.seconds:.1f}s; log {base / run / 'sim.log'}", flush=True)
     if res.ok:
         return res
-    msg = [f"{res.name} failed (seed {seed}; reproduce with {SEED_ENV}={seed})"]
+    msg = [f"{res.name} failed (seed {seed}); reproduce: {repro}"]
     if res.failed:
         msg.append("failing cocotb tests: " + ", ".join(res.failed))
         for t in res.failed:
@@ -219,7 +237,8 @@ def run_cocotb(*, name: str, sources, toplevel: str, test_module: str, run: str,
 
 
 def run_config(config: str, test_module: str, *, run: str, testcases=None, extra_env=None,
-               build_args=(), fail: bool = True, manifest=None) -> RunResult:
+               build_args=(), fail: bool = True, manifest=None,
+               seed: int | None = None) -> RunResult:
     """run_cocotb on build/rtl/<config>/ (or on ``manifest``, a manifest.json path) as its
     manifest describes.  Skips (with the reason) when the configuration has not been generated.
     """
@@ -232,4 +251,4 @@ def run_config(config: str, test_module: str, *, run: str, testcases=None, extra
                       test_module=test_module, run=run, testcases=testcases,
                       extra_env={"XLAT_CONFIG": config, "XLAT_MANIFEST": str(man.path),
                                  **(extra_env or {})},
-                      build_args=build_args, fail=fail)
+                      build_args=build_args, fail=fail, seed=seed)

@@ -1,0 +1,98 @@
+"""Run lengths of the random tests and the regression seed lists, for `make test` and
+`make soak` (tb/README.md, "Seeds").
+
+Each block's random test reads its length with ``run_length(block)``: the environment
+variable of LENGTHS when set (make soak sets the issue floors), else the shorter `make test`
+length.  ``tb/<block>/seeds.txt`` lists every seed that ever failed, one line each:
+
+    <config glob> <cocotb test> <seed> <length or -> [# what it found]
+
+``cases(block, configs, tests)`` turns (config, suite, test) into pytest parameters: one case
+per pair with the default seed, plus one per matching seed line (its length in the
+simulation's environment), so `make test` replays every listed seed.  With XLAT_SEED set the
+seed lines are left out: every case runs with that seed.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .paths import TB_DIR
+from .seed import override
+
+# block -> (environment variable, `make test` length, issue floor run by `make soak`)
+LENGTHS = {
+    "babelfish": ("XLAT_RANDOM_OPS", 8000, 20000),
+    "walker": ("XLAT_WALKER_WALKS", 1500, 10000),
+    "pml": ("XLAT_PML_EVENTS", 15000, 100000),
+}
+
+
+def run_length(block: str) -> int:
+    var, short, _ = LENGTHS[block]
+    return int(os.environ.get(var, "").strip() or short)
+
+
+@dataclass(frozen=True)
+class SeedLine:
+    config: str                 # glob over configuration names
+    test: str                   # cocotb test name
+    seed: int
+    length: int | None          # None: the test's default length
+    why: str = ""
+
+
+@dataclass(frozen=True)
+class Regression:
+    """The seed (and length) of one pytest case; seed None = the default seed."""
+    seed: int | None = None
+    env: dict = field(default_factory=dict)
+
+    @property
+    def tag(self) -> str:
+        """Suffix of the case's run directory (cases of one test must not share it)."""
+        return "" if self.seed is None else f"_seed{self.seed}"
+
+
+def seeds_file(block: str) -> Path:
+    return TB_DIR / block / "seeds.txt"
+
+
+def load_seeds(block: str) -> list[SeedLine]:
+    path = seeds_file(block)
+    if not path.is_file():
+        return []
+    out = []
+    for n, raw in enumerate(path.read_text().splitlines(), 1):
+        text, _, why = raw.partition("#")
+        parts = text.split()
+        if not parts:
+            continue
+        if len(parts) != 4:
+            raise ValueError(f"{path}:{n}: want '<config> <test> <seed> <length|->', got {raw!r}")
+        cfg, test, seed, length = parts
+        out.append(SeedLine(cfg, test, int(seed, 0), None if length == "-" else int(length),
+                            why.strip()))
+    return out
+
+
+def cases(block: str, configs, tests) -> list:
+    """pytest parameters (config, suite, test, Regression) with ids ``<config>-<test>`` and
+    ``<config>-<test>-seed<N>``."""
+    import pytest
+
+    lines = [] if override() is not None else load_seeds(block)
+    var = LENGTHS[block][0]
+    out = []
+    for cfg in configs:
+        for suite, test in tests:
+            out.append(pytest.param(cfg, suite, test, Regression(), id=f"{cfg}-{test}"))
+            for s in lines:
+                if s.test == test and fnmatch.fnmatchcase(cfg, s.config):
+                    env = {} if s.length is None else {var: str(s.length)}
+                    out.append(pytest.param(cfg, suite, test, Regression(s.seed, env),
+                                            id=f"{cfg}-{test}-seed{s.seed}"))
+    return out
