@@ -112,11 +112,11 @@ def test_named_sizes():
     assert l2["sets"] * l2["ways"] == 1536 and l2["storage"] == "sram" and l2["ways"] == 12
     assert not manifest(RTL / "babelfish_l1_noshare")["params"]["sharing"]
     assert not manifest(RTL / "babelfish_l2_noshare")["params"]["sharing"]
-    # doc: named configurations use latency 3 (read and hit-vector registers)
+    # doc: named configurations use latency 4 (read, hit-vector and winner registers)
     for c in ("babelfish_l1", "babelfish_l2", "babelfish_formal"):
         m = manifest(RTL / c)
-        assert m["params"]["latency"] == 3
-        assert m["derived"]["readReg"] and m["derived"]["hitReg"] and m["derived"]["writeShadow"] == 2
+        assert m["params"]["latency"] == 4
+        assert m["derived"]["readReg"] and m["derived"]["hitReg"] and m["derived"]["writeShadow"] == 4
 
 
 @pytest.mark.parametrize(
@@ -133,7 +133,7 @@ def test_named_sizes():
         (["sets=abc"], "sets"),
         (["colour=blue"], "colour"),
         (["storage=sram", "formalPorts=true"], "formalPorts"),
-        (["latency=4"], "latency"),
+        (["latency=5"], "latency"),
         (["storage=sram", "latency=1"], "latency"),
     ],
 )
@@ -193,7 +193,7 @@ def test_custom_from_json(tmp_path):
     generate("--out", tmp_path, "--json", f, check=True)
     m = manifest(tmp_path / "fromjson")
     assert m["params"]["ways"] == 2 and m["params"]["storage"] == "sram"
-    assert m["params"]["replacement"] == "random" and m["params"]["latency"] == 3
+    assert m["params"]["replacement"] == "random" and m["params"]["latency"] == 4
 
 
 @pytest.mark.parametrize("config", named_configs())

@@ -232,24 +232,27 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   choice.bits.way := Mux(toSuper, superWay, pageWay)
   choice.bits.evict := Mux(toSuper, superEvict, pageEvict)
   private val w = Stage(choice, timing.selReg)
+  // the commit's way is wide enough for either array: each array takes the bits it indexes by
+  private val pageWayW = w.bits.way(log2Ceil(p.ways).max(1) - 1, 0)
+  private val superWayW = w.bits.way(log2Ceil(p.superpageEntries).max(1) - 1, 0)
 
   pages.io.write.valid := w.valid && !w.bits.toSuper
   pages.io.write.bits.set := w.bits.set
-  pages.io.write.bits.way := w.bits.way
+  pages.io.write.bits.way := pageWayW
   pages.io.write.bits.data := w.bits.entry.withVpn(w.bits.entry.vpn >> p.setBits)
   supers.io.write.valid := w.valid && w.bits.toSuper
   supers.io.write.bits.set := 0.U
-  supers.io.write.bits.way := w.bits.way
+  supers.io.write.bits.way := superWayW
   supers.io.write.bits.data := w.bits.entry
 
   when(w.valid && !w.bits.toSuper) {
-    pageValid(w.bits.set)(w.bits.way) := true.B
-    pageGlobal.foreach(_(w.bits.set)(w.bits.way) := w.bits.entry.global)
-    pageRepl.fill(w.bits.set, w.bits.way, w.bits.evict)
+    pageValid(w.bits.set)(pageWayW) := true.B
+    pageGlobal.foreach(_(w.bits.set)(pageWayW) := w.bits.entry.global)
+    pageRepl.fill(w.bits.set, pageWayW, w.bits.evict)
   }
   when(w.valid && w.bits.toSuper) {
-    superValid(w.bits.way) := true.B
-    superRepl.fill(0.U, w.bits.way, w.bits.evict)
+    superValid(superWayW) := true.B
+    superRepl.fill(0.U, superWayW, w.bits.evict)
   }
   private val evicted = w.valid && w.bits.evict
 
