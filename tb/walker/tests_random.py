@@ -157,12 +157,16 @@ async def test_random(dut):
     cp = min(2500, max(250, n // 3))      # OS phases in short runs too (make test)
     next_cp = cp
     flush_rng = seeded_rng("random.flush")
+    kinds_due = list(range(4))
+    flush_rng.shuffle(kinds_due)
     while stim.issued < n:
         target = min(next_cp, n)
         while stim.issued < target:
             await env.loop.cycles(50)
             if flush_rng.random() < 0.02:
-                k = flush_rng.randrange(4)
+                # the first flushes take every kind once (each kind is a required coverage
+                # bin, whatever the run's length), then kinds are drawn at random
+                k = kinds_due.pop() if kinds_due else flush_rng.randrange(4)
                 t = flush_rng.choice(stim.pool)
                 env.send_flush(k, t.vmid, t.asid)
         stim.paused = True
