@@ -94,6 +94,8 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   issue.bits.lookup := io.lookup_req.bits
   issue.bits.fill := io.fill.bits
   issue.bits.inval := Mux(sweeping, sweepReq, io.inval.bits)
+  issue.bits.invalKinds := rule.kindsOf(issue.bits.inval)
+  issue.bits.pcSelect := rule.pcSelectOf(io.lookup_req.bits)
   issue.bits.set := MuxCase(
     setOf(io.lookup_req.bits.vpn),
     Seq(
@@ -132,15 +134,20 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val validsC = rowValidC ++ superValid
   private val newC = rule.entryOf(c.bits.fill)
 
-  private val hitsC = VecInit(entriesC.zip(validsC).map { case (e, v) => rule.lookup(e, v, c.bits.lookup) })
+  private val hitsC = VecInit(entriesC.zip(validsC).map { case (e, v) => rule.lookup(e, v, c.bits.lookup, c.bits.pcSelect) })
   private val sameC = VecInit(entriesC.zip(validsC).map { case (e, v) => rule.sameKey(e, v, newC) })
   // What an invalidation removes among the entries it can see here: with SRAM the set being
   // read (page kinds: the set of `vpn`; PCID / CCID: the sweep's set), with flops every entry.
-  private val pageCandidates =
-    if (p.sram) Seq(rowC)
-    else (0 until p.sets).map(i => (0 until p.ways).map(w => pageView(pages.io.all(i)(w), i.U(setW.W))))
-  private val pageRmC = VecInit(pageCandidates.map(r => VecInit(r.map(rule.removes(_, c.bits.inval)))))
-  private val superRmC = VecInit(supC.map(rule.removes(_, c.bits.inval)))
+  // A page kind can only remove 4 KiB entries of the page's own set, the row read: every other
+  // set is compared by owner alone, without a VPN comparator per entry.
+  private val rowRmC = VecInit(rowC.map(rule.removes(_, c.bits.inval, c.bits.invalKinds)))
+  private val pageRmC =
+    if (p.sram) VecInit(Seq(rowRmC))
+    else VecInit((0 until p.sets).map { i =>
+      val others = VecInit((0 until p.ways).map(w => rule.removesOutsidePage(pages.io.all(i)(w), c.bits.inval, c.bits.invalKinds)))
+      Mux(c.bits.set === i.U, rowRmC, others)
+    })
+  private val superRmC = VecInit(supC.map(rule.removes(_, c.bits.inval, c.bits.invalKinds)))
 
   // ---- pick stage: the winning entry as a one-hot vector -----------------------------------
   private val k = Stage(c, timing.hitReg)
@@ -325,6 +332,10 @@ class AccessOp(p: BabelFishParams) extends Bundle {
   val lookup = new LookupReq(p)
   val fill = new FillReq(p)
   val inval = new InvalReq(p)
+  /** `inval.kind` one-hot ([[MatchRule.kindsOf]]). */
+  val invalKinds = UInt((1 << InvalKind.width).W)
+  /** `lookup`'s PrivateCopy bit one-hot ([[MatchRule.pcSelectOf]]). */
+  val pcSelect = new PcSelect(p)
 }
 
 /** The pick stage's result: the winning entry (one-hot over the set's ways, then the

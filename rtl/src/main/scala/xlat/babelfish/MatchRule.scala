@@ -1,7 +1,7 @@
 package xlat.babelfish
 
 import chisel3._
-import chisel3.util.MuxLookup
+import chisel3.util.UIntToOH
 import xlat.common.PageSize
 
 /** How a valid entry relates to a lookup, per priority class (at most one is true). */
@@ -11,6 +11,12 @@ class ClassMatch extends Bundle {
   val shared = Bool()
 }
 
+/** [[MatchRule.pcSelectOf]]: the requester's PC bit as a one-hot mask over `pcBits`. */
+class PcSelect(p: BabelFishParams) extends Bundle {
+  val sel = UInt(p.pcBits.W)
+  val force = Bool()
+}
+
 /** The BabelFish rules as functions of one entry `e` whose `vpn` is the full VPN.
   *
   * This is the heart of the block and the only place that decides who may use an entry:
@@ -18,21 +24,29 @@ class ClassMatch extends Bundle {
   */
 class MatchRule(p: BabelFishParams) {
 
-  /** The requester's PC bit for this entry, with an out-of-range index counting as set. */
-  def pcBitSet(e: BabelFishEntry, r: LookupReq): Bool = {
+  /** A lookup's PrivateCopy bit, decoded one-hot in the stage before the match: each entry then
+    * ANDs its `pc` with a registered mask instead of a 1-of-`pcBits` multiplexer on `pcIdx`.
+    * An out-of-range index counts as set (`force`).
+    */
+  def pcSelectOf(r: LookupReq): PcSelect = {
     val outOfRange = if ((1 << p.pcIdxBits) > p.pcBits) r.pcIdx >= p.pcBits.U else false.B
-    val bits = VecInit(e.pc.asBools.padTo(1 << p.pcIdxBits, false.B))
-    r.pcIdxValid && (outOfRange || (e.orpc.orR && bits(r.pcIdx)))
+    val s = Wire(new PcSelect(p))
+    s.force := r.pcIdxValid && outOfRange
+    s.sel := Mux(r.pcIdxValid && !outOfRange, UIntToOH(r.pcIdx, p.pcBits), 0.U)
+    s
   }
 
-  def lookup(e: BabelFishEntry, valid: Bool, r: LookupReq): ClassMatch = {
+  /** The requester's PC bit for this entry. */
+  def pcBitSet(e: BabelFishEntry, s: PcSelect): Bool = s.force || (e.orpc.orR && (e.pc & s.sel).orR)
+
+  def lookup(e: BabelFishEntry, valid: Bool, r: LookupReq, pcs: PcSelect): ClassMatch = {
     val m = Wire(new ClassMatch)
     val here = valid && PageSize.covers(e.vpn, e.pageSize, r.vpn)
     val sameCcid = e.ccid === r.ccid
     m.global := here && e.global
     if (p.sharing) {
       m.priv := here && !e.global && e.own && e.pcid === r.pcid && sameCcid
-      m.shared := here && !e.global && !e.own && sameCcid && !pcBitSet(e, r)
+      m.shared := here && !e.global && !e.own && sameCcid && !pcBitSet(e, pcs)
     } else {
       m.priv := here && !e.global && e.pcid === r.pcid
       m.shared := false.B
@@ -48,21 +62,33 @@ class MatchRule(p: BabelFishParams) {
     valid && sameClass && samePage && sameOwner
   }
 
-  /** True when invalidation `i` removes the valid entry `e` (reserved kinds act as kind 0). */
-  def removes(e: BabelFishEntry, i: InvalReq): Bool = {
+  /** An invalidation's kind decoded one-hot (8 bits), in the stage before the removal mask is
+    * computed, so that each entry's removal is an AND-OR of its comparisons with a registered
+    * kind bit instead of a multiplexer on the kind fanned out to every entry.
+    */
+  def kindsOf(i: InvalReq): UInt = UIntToOH(i.kind, 1 << InvalKind.width)
+
+  /** True when invalidation `i` (kind decoded by [[kindsOf]]) removes the valid entry `e`;
+    * reserved kinds act as kind 0.
+    */
+  def removes(e: BabelFishEntry, i: InvalReq, kinds: UInt): Bool =
+    removesWhere(e, i, kinds, PageSize.covers(e.vpn, e.pageSize, i.vpn))
+
+  /** [[removes]] for an entry outside the invalidated page's set: the page kinds cannot remove
+    * it, so its VPN is not compared (a flop array needs this view of every entry, and a VPN
+    * comparator per entry would be most of the invalidation's area and depth).
+    */
+  def removesOutsidePage(e: BabelFishEntry, i: InvalReq, kinds: UInt): Bool = removesWhere(e, i, kinds, false.B)
+
+  private def removesWhere(e: BabelFishEntry, i: InvalReq, kinds: UInt, page: Bool): Bool = {
     val priv = !e.global && e.own
-    val page = PageSize.covers(e.vpn, e.pageSize, i.vpn)
     val pcid = e.pcid === i.pcid
     val ccid = !e.global && e.ccid === i.ccid
-    MuxLookup(i.kind, true.B)(
-      Seq(
-        InvalKind.NonGlobal.U -> !e.global,
-        InvalKind.Pcid.U -> (priv && pcid),
-        InvalKind.Ccid.U -> ccid,
-        InvalKind.PagePcid.U -> (priv && pcid && page),
-        InvalKind.PageCcid.U -> (ccid && page)
-      )
-    )
+    val k = kinds.asBools
+    val all = k(InvalKind.All) || (InvalKind.PageCcid + 1 until k.size).map(k(_)).reduce(_ || _)
+    all || (k(InvalKind.NonGlobal) && !e.global) || (k(InvalKind.Pcid) && priv && pcid) ||
+    (k(InvalKind.Ccid) && ccid) || (k(InvalKind.PagePcid) && priv && pcid && page) ||
+    (k(InvalKind.PageCcid) && ccid && page)
   }
 
   /** The entry a fill writes: superpage VPN/PPN aligned, own forced for sharing off. */

@@ -129,23 +129,22 @@ class ReplacementState(val policy: ReplacementPolicy, sets: Int) {
   }
   private val state = RegInit(VecInit(Seq.fill(words)(init.U(policy.stateBits.W))))
   private def word(set: UInt): UInt = if (words == 1) state(0) else state(set)
-  private def update(set: UInt, value: UInt): Unit =
-    if (words == 1) state(0) := value else state(set) := value
 
   def victim(set: UInt): UInt = policy.victim(word(set))
-  /** A hit used `way`. */
-  def touch(set: UInt, way: UInt): Unit = update(set, policy.touch(word(set), sized(way)))
 
-  /** A fill wrote `way`; `tookVictim` when that way was the policy's victim (an eviction).
-    * Each set's word is updated from itself (no 1-of-sets read), so a pipelined caller's commit
-    * stage only decodes `set`.
-    */
-  def fill(set: UInt, way: UInt, tookVictim: Bool): Unit =
+  // Updates write each set's word from itself (no 1-of-sets read before the policy's logic):
+  // a pipelined caller's stage only decodes `set` in front of the word's enable.
+  private def updateEach(set: UInt)(next: UInt => UInt): Unit =
     for (i <- 0 until words) {
-      when(words.U === 1.U || set === i.U) {
-        state(i) := policy.touch(Mux(tookVictim, policy.taken(state(i)), state(i)), sized(way))
-      }
+      when(words.U === 1.U || set === i.U) { state(i) := next(state(i)) }
     }
+
+  /** A hit used `way`. */
+  def touch(set: UInt, way: UInt): Unit = updateEach(set)(policy.touch(_, sized(way)))
+
+  /** A fill wrote `way`; `tookVictim` when that way was the policy's victim (an eviction). */
+  def fill(set: UInt, way: UInt, tookVictim: Bool): Unit =
+    updateEach(set)(w => policy.touch(Mux(tookVictim, policy.taken(w), w), sized(way)))
 
   /** `way` at the policy's way width (callers may pass widths Chisel has not inferred yet). */
   private def sized(way: UInt): UInt = {
