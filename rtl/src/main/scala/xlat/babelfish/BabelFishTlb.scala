@@ -134,8 +134,11 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val validsC = rowValidC ++ superValid
   private val newC = rule.entryOf(c.bits.fill)
 
-  private val hitsC = VecInit(entriesC.zip(validsC).map { case (e, v) => rule.lookup(e, v, c.bits.lookup, c.bits.pcSelect) })
-  private val sameC = VecInit(entriesC.zip(validsC).map { case (e, v) => rule.sameKey(e, v, newC) })
+  // Valid bits join the comparisons one stage later (hit vectors in pick, same-key vector in
+  // respond): the 1-of-sets multiplexer of the valid bits then runs beside the comparators
+  // instead of in front of their last gate.
+  private val hitsC = VecInit(entriesC.map(rule.lookup(_, true.B, c.bits.lookup, c.bits.pcSelect)))
+  private val sameC = VecInit(entriesC.map(rule.sameKey(_, true.B, newC)))
   // What an invalidation removes among the entries it can see here: with SRAM the set being
   // read (page kinds: the set of `vpn`; PCID / CCID: the sweep's set), with flops every entry.
   // A page kind can only remove 4 KiB entries of the page's own set, the row read: every other
@@ -151,7 +154,9 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
 
   // ---- pick stage: the winning entry as a one-hot vector -----------------------------------
   private val k = Stage(c, timing.hitReg)
-  private val m = Stage.carry(hitsC, timing.hitReg)
+  private val m = VecInit(Stage.carry(hitsC, timing.hitReg).zip(Stage.carry(VecInit(validsC), timing.hitReg)).map {
+    case (h, v) => h.onlyIf(v)
+  })
   private val anyPriv = m.map(_.priv).reduce(_ || _)
   private val anyGlobal = m.map(_.global).reduce(_ || _)
   private val anyShared = m.map(_.shared).reduce(_ || _)
@@ -183,7 +188,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val rowValid = toRespond(rowValidC)
   private val sup = supers.io.readData
   private val entries = row ++ sup
-  private val same = toRespond(sameC)
+  private val same = toRespond(sameC).zip(rowValid ++ superValid).map { case (k, v) => k && v }
   private val pageRm = toRespond(pageRmC)
   private val superRm = toRespond(superRmC)
   private val won = Stage.carry(pick, timing.selReg)

@@ -9,6 +9,15 @@ class ClassMatch extends Bundle {
   val priv = Bool()
   val global = Bool()
   val shared = Bool()
+
+  /** This match for an entry whose valid bit is `v`. */
+  def onlyIf(v: Bool): ClassMatch = {
+    val m = Wire(new ClassMatch)
+    m.priv := priv && v
+    m.global := global && v
+    m.shared := shared && v
+    m
+  }
 }
 
 /** [[MatchRule.pcSelectOf]]: the requester's PC bit as a one-hot mask over `pcBits`. */
