@@ -40,7 +40,8 @@
 //       stale. (b) A walk in flight at a flush covering its vmid (guest PWC: vmid+asid) fills no
 //       entry of that cache, in the flush's cycle or later. (c) Every cache hit of the step
 //       engine uses a valid, non-stale entry of the walk's vmid (guest PWC: and asid). (d) An
-//       entry only becomes valid the cycle after a fill of its cache. Together: after a flush of
+//       entry only becomes valid the cycle after a fill of its cache wrote it (dbg_fillWay;
+//       a fill refreshing the entry that holds its key, cover C12, is tracked the same way). Together: after a flush of
 //       vmid v, no entry of v that existed at the flush, or that a walk in flight at the flush
 //       read, is ever used.
 //   P7  A/D lock: dbg_lockHeld iff one slot is in its read-modify-write (ReadLocked, WriteAd,
@@ -174,6 +175,7 @@ module walker_fv (
   wire [2*VB-1:0] d_gVmid, d_hVmid, d_tVmid;
   wire [2*AB-1:0] d_gAsid;
   wire [1:0]      d_hitCache, d_fillCache;
+  wire [5:0]      d_fillWay;
   wire [VB-1:0]   d_hitVmid;
   wire            d_fillValid, d_fillSlot, d_engSlot;
   wire            d_rhp_r, d_rhp_w, d_rhp_x, d_rhp_u;
@@ -245,7 +247,7 @@ module walker_fv (
     .dbg_slotHPerm_1_r(d_hperm[4]), .dbg_slotHPerm_1_w(d_hperm[5]), .dbg_slotHPerm_1_x(d_hperm[6]),
     .dbg_slotHPerm_1_u(d_hperm[7]),
     .dbg_gpwcAsid_0(d_gAsid[0 +: AB]), .dbg_gpwcAsid_1(d_gAsid[AB +: AB]),
-    .dbg_engSlot(d_engSlot), .dbg_fillCache(d_fillCache)
+    .dbg_engSlot(d_engSlot), .dbg_fillCache(d_fillCache), .dbg_fillWay(d_fillWay)
   );
 
   // safety properties and invariants: asserted (prove_safety, cover), or assumed in prove_live
@@ -376,11 +378,9 @@ module walker_fv (
   reg [W-1:0] flg, flh;
   // per cache entry: valid at a flush covering it, not refilled since (stale)
   reg [1:0] stg, sth, stt;
-  // the entry a fill of a cache writes when one is invalid: the lowest invalid one (AssocCache)
-  wire [1:0] g_free = ~d_gValid, h_free = ~d_hValid, t_free = ~d_tValid;
-  wire [1:0] g_slot1 = g_free & (~g_free + 2'd1);       // one-hot lowest invalid (0 if none)
-  wire [1:0] h_slot1 = h_free & (~h_free + 2'd1);
-  wire [1:0] t_slot1 = t_free & (~t_free + 2'd1);
+  // the entry a fill writes (dbg_fillWay: the entry holding its key, a free one or the victim)
+  wire [1:0] f_way1 = 2'b01 << d_fillWay[0];
+  wire [1:0] g_slot1 = f_way1, h_slot1 = f_way1, t_slot1 = f_way1;
   wire fill_g = d_fillValid && d_fillCache == 2'd1;
   wire fill_h = d_fillValid && d_fillCache == 2'd2;
   wire fill_t = d_fillValid && d_fillCache == 2'd3;
@@ -390,6 +390,7 @@ module walker_fv (
   wire fill_taint_h = flh[d_fillSlot] || fch_v[d_fillSlot];
   reg [1:0] pv_g, pv_h, pv_t;                          // valid bits last cycle
   reg       pf_g, pf_h, pf_t;                          // a fill of the cache last cycle
+  reg [1:0] pw;                                        // ... and the entry it wrote (one-hot)
   genvar gi;
   generate
     for (gi = 0; gi < 2; gi = gi + 1) begin : g_ent
@@ -410,18 +411,18 @@ module walker_fv (
         `SAFE(!(stg[gi] && d_gValid[gi]));
         `SAFE(!(sth[gi] && d_hValid[gi]));
         `SAFE(!(stt[gi] && d_tValid[gi]));
-        // P6d: an entry becomes valid only the cycle after a fill of its cache
+        // P6d: an entry becomes valid only the cycle after a fill of its cache wrote it
         if (f_past_valid) begin
-          `SAFE(!(d_gValid[gi] && !pv_g[gi]) || pf_g);
-          `SAFE(!(d_hValid[gi] && !pv_h[gi]) || pf_h);
-          `SAFE(!(d_tValid[gi] && !pv_t[gi]) || pf_t);
+          `SAFE(!(d_gValid[gi] && !pv_g[gi]) || pf_g && pw[gi]);
+          `SAFE(!(d_hValid[gi] && !pv_h[gi]) || pf_h && pw[gi]);
+          `SAFE(!(d_tValid[gi] && !pv_t[gi]) || pf_t && pw[gi]);
         end
       end
     end
   endgenerate
   always @(posedge clock) begin
     pv_g <= reset ? 2'b00 : d_gValid; pv_h <= reset ? 2'b00 : d_hValid; pv_t <= reset ? 2'b00 : d_tValid;
-    pf_g <= fill_g; pf_h <= fill_h; pf_t <= fill_t;
+    pf_g <= fill_g; pf_h <= fill_h; pf_t <= fill_t; pw <= f_way1;
   end
 
   generate
@@ -800,6 +801,11 @@ module walker_fv (
     // one cycle is unreachable with two slots: a free lock is granted in the cycle it is asked)
     cover (st0 == S_LOCK && hl_1 || st1 == S_LOCK && hl_0);
     cover (c_bad_ok && perf_badMemResps != c_bad_q);  // C11 bad-id responses dropped
+    // C12 de-duplicated fill: a fill writes a valid entry while the other is free (only a fill
+    // whose key that entry holds does), in each cache
+    cover (fill_g && d_gValid[d_fillWay[0]] && d_gValid != 2'b11);
+    cover (fill_h && d_hValid[d_fillWay[0]] && d_hValid != 2'b11);
+    cover (fill_t && d_tValid[d_fillWay[0]] && d_tValid != 2'b11);
   end
 `endif
 `endif

@@ -89,9 +89,20 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val busy = state.map(_ =/= Idle)
 
   // ---- caches ------------------------------------------------------------------------------
-  private val gpwc = Option.when(p.guestPwcEntries > 0)(new AssocCache(new GuestPwcEntry(p), p.guestPwcEntries, p.slotBits))
-  private val hpwc = Option.when(p.hostPwcEntries > 0)(new AssocCache(new HostPwcEntry(p), p.hostPwcEntries, p.slotBits))
-  private val ntlb = Option.when(p.nestedTlbEntries > 0)(new AssocCache(new NestedTlbEntry(p), p.nestedTlbEntries, p.slotBits))
+  // Keys: two entries with the same key cover the same addresses (a fill of one refreshes the other).
+  private def samePrefix(a: UInt, b: UInt, level: UInt): Bool = ((a ^ b) & keep(level, a.getWidth)) === 0.U
+  private val gpwc = Option.when(p.guestPwcEntries > 0)(
+    new AssocCache(new GuestPwcEntry(p), p.guestPwcEntries, p.slotBits, Some((a: GuestPwcEntry, b: GuestPwcEntry) =>
+      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true)
+  )
+  private val hpwc = Option.when(p.hostPwcEntries > 0)(
+    new AssocCache(new HostPwcEntry(p), p.hostPwcEntries, p.slotBits, Some((a: HostPwcEntry, b: HostPwcEntry) =>
+      a.vmid === b.vmid && a.level === b.level && samePrefix(a.gpn, b.gpn, a.level)), pins = true)
+  )
+  private val ntlb = Option.when(p.nestedTlbEntries > 0)(
+    new AssocCache(new NestedTlbEntry(p), p.nestedTlbEntries, p.slotBits, Some((a: NestedTlbEntry, b: NestedTlbEntry) =>
+      a.vmid === b.vmid && a.size === b.size && samePrefix(a.gpn, b.gpn, a.size)), pins = true)
+  )
 
   /** Among pointer hits, those of the deepest level (the walk then skips the most reads). */
   private def deepest[T <: Data](c: AssocCache[T], hits: Seq[Bool], level: T => UInt, top: Int): (Bool, T, UInt) = {
@@ -165,7 +176,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
             }
             val level = Mux(hit, ent.level - 1.U, g.topLevel.U)
             val table = Mux(hit, ent.table, s.gTable)
-            when(hit) { gpwc.foreach(_.touch(way)); gpwcHit := true.B; hitCache := 1.U; hitVmid := ent.vmid }
+            when(hit) { gpwc.foreach(_.use(way, e)); gpwcHit := true.B; hitCache := 1.U; hitVmid := ent.vmid }
             n.gLevel := level; n.gTable := table; n.gPerm := Mux(hit, ent.perm, allPerm)
             n.target := entryAddr(table, g.index(s.gva, level), p.targetBits); n.forData := false.B
             nst := HostStart
@@ -191,13 +202,13 @@ class NestedWalker(val p: WalkerParams) extends Module {
         }
         when(!inGpaRange(s.target)) { fault(Fault.Range, 1, h.topLevel.U, s.target) }
           .elsewhen(tHit) {
-            ntlb.foreach(_.touch(tWay)); ntlbHit := true.B; hitCache := 3.U; hitVmid := tEnt.vmid
+            ntlb.foreach(_.use(tWay, e)); ntlbHit := true.B; hitCache := 3.U; hitVmid := tEnt.vmid
             n.hLevel := tEnt.size
             when(hostDenies(tEnt.perm, hostWrite, hostFetch)) { fault(Fault.Host, 1, tEnt.size, s.target) }
               .otherwise { hostDone(frame(tEnt.base, tEnt.size, gpn), tEnt.size, tEnt.perm) }
           }
           .otherwise {
-            when(pHit) { hpwc.foreach(_.touch(pWay)); hpwcHit := true.B; hitCache := 2.U; hitVmid := pEnt.vmid }
+            when(pHit) { hpwc.foreach(_.use(pWay, e)); hpwcHit := true.B; hitCache := 2.U; hitVmid := pEnt.vmid }
             val level = Mux(pHit, pEnt.level - 1.U, h.topLevel.U)
             val table = Mux(pHit, pEnt.table, hostRoot)
             n.hLevel := level; n.hPerm := Mux(pHit, pEnt.perm, allPerm)
@@ -464,5 +475,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     }
     d.engSlot := e
     d.fillCache := MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U))
+    val ways = Seq(GuestEntry -> gpwc, HostEntry -> hpwc, HostLeafDone -> ntlb).collect { case (k, Some(c)) => (st === k) -> c.fillWay }
+    d.fillWay := MuxCase(0.U, ways)
   }
 }

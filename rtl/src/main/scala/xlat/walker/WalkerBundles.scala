@@ -148,4 +148,6 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
   val engSlot = UInt(p.slotBits.W)
   /** Which cache a fill this cycle (fillValid) writes: 1 guest PWC, 2 host PWC, 3 nested TLB. */
   val fillCache = UInt(2.W)
+  /** The entry of that cache the fill writes (a free one, the victim, or the entry holding its key). */
+  val fillWay = UInt(6.W)
 }
