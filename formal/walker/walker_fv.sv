@@ -44,8 +44,10 @@
 //       a fill refreshing the entry that holds its key, cover C12, is tracked the same way). Together: after a flush of
 //       vmid v, no entry of v that existed at the flush, or that a walk in flight at the flush
 //       read, is ever used.
-//   P7  A/D lock: dbg_lockHeld iff one slot is in its read-modify-write (ReadLocked, WriteAd,
-//       MemWait for the locked read or the A/D write); never two
+//   P7  A/D locks (one per leaf address): dbg_lockHeld[i] iff slot i is in its read-modify-write
+//       (ReadLocked, WriteAd, MemWait for the locked read or the A/D write); never two slots
+//       with the same entry address (dbg_slotPteAddr) at once, so no update is lost between two
+//       walks setting A/D on one entry
 //   P8  memory requests carry an id in flight; reads have wmask 0, A/D writes one byte
 //   T   channel rule: resp, mem_req and dirty keep valid and their bits until ready
 // Strengthening invariants (asserted, so proven too)
@@ -170,7 +172,8 @@ module walker_fv (
   wire [W*VB-1:0] d_vmid;
   wire [W*AB-1:0] d_asid;
   wire [W*4-1:0]  d_gperm, d_hperm;            // {u, x, w, r}
-  wire            d_lockHeld;
+  wire [W-1:0]    d_lockHeld, d_needD;
+  wire [W*P_PA_BITS-1:0] d_pte;
   wire [1:0]      d_gValid, d_hValid, d_tValid;
   wire [2*VB-1:0] d_gVmid, d_hVmid, d_tVmid;
   wire [2*AB-1:0] d_gAsid;
@@ -215,7 +218,9 @@ module walker_fv (
     .dbg_slotWrites_0(d_writes[0 +: 8]), .dbg_slotWrites_1(d_writes[8 +: 8]),
     .dbg_slotNoFill_0(d_noFill[0]), .dbg_slotNoFill_1(d_noFill[1]),
     .dbg_slotMemWait_0(d_memWait[0]), .dbg_slotMemWait_1(d_memWait[1]),
-    .dbg_lockHeld(d_lockHeld),
+    .dbg_lockHeld_0(d_lockHeld[0]), .dbg_lockHeld_1(d_lockHeld[1]),
+    .dbg_slotPteAddr_0(d_pte[0 +: P_PA_BITS]), .dbg_slotPteAddr_1(d_pte[P_PA_BITS +: P_PA_BITS]),
+    .dbg_slotAdNeedD_0(d_needD[0]), .dbg_slotAdNeedD_1(d_needD[1]),
     .dbg_gpwcValid_0(d_gValid[0]), .dbg_gpwcValid_1(d_gValid[1]),
     .dbg_gpwcVmid_0(d_gVmid[0 +: VB]), .dbg_gpwcVmid_1(d_gVmid[VB +: VB]),
     .dbg_hpwcValid_0(d_hValid[0]), .dbg_hpwcValid_1(d_hValid[1]),
@@ -574,13 +579,14 @@ module walker_fv (
       if (mem_req_bits_write) `SAFE(mem_req_bits_wmask != 8'd0 && (mem_req_bits_wmask & (mem_req_bits_wmask - 8'd1)) == 8'd0);
     end
 
-    // P7: the A/D lock
-    `SAFE(d_lockHeld == (hl_0 || hl_1));
-    `SAFE(!(hl_0 && hl_1));
+    // P7: the A/D locks, one per entry address
+    `SAFE(d_lockHeld == {hl_1, hl_0});
+    `SAFE(!(hl_0 && hl_1 && same_pte));
   end
 
   wire hl_0 = holds_lock(d_state[0 +: 4], d_mk[0 +: 2]);    // slot 0 / 1 holds the A/D lock
   wire hl_1 = holds_lock(d_state[4 +: 4], d_mk[2 +: 2]);
+  wire same_pte = d_pte[0 +: P_PA_BITS] == d_pte[P_PA_BITS +: P_PA_BITS];  // both slots' entry address
 
   // ------------------------------------------------------------------ T: channel rule
   reg                 h_resp, h_mreq, h_dirty;     // valid and not ready last cycle
@@ -726,8 +732,9 @@ module walker_fv (
       always @* if (live && st != S_IDLE) begin
         // L0: a slot in MemWait waits exactly as long as its access's age
         if (st == S_MEMWAIT) assert (outst[id] && age[id*4 +: 4] == stay);
-        // L0: waiting for the lock the other slot holds: at most as long as it has held it
-        if (st == S_LOCK && ho) assert (stay <= hold_el);
+        // L0: waiting for the lock of its entry, which the other slot holds: at most as long as
+        // it has held it (a lock of another entry does not hold it up: it is granted then)
+        if (st == S_LOCK && ho && same_pte) assert (stay <= hold_el);
         // L1
         if (st == S_START || st == S_HSTART || st == S_HENTRY || st == S_HLDONE || st == S_GENTRY || st == S_GLDONE)
           assert (stay <= T_ENG);
@@ -797,9 +804,11 @@ module walker_fv (
     cover (c_ok && c_flushed[resp_bits_id] && !c_cold);       // ... after using a cache
     cover (d_busy == 2'b11);                                  // C8 two walks in flight
     cover (c_drop_chk && (c_valid_q & ~{d_gValid, d_hValid, d_tValid}) != 6'd0);  // C9 bus error drops
-    // C10 lock contention: a slot asks for the lock while the other holds it (both in Lock in
-    // one cycle is unreachable with two slots: a free lock is granted in the cycle it is asked)
-    cover (st0 == S_LOCK && hl_1 || st1 == S_LOCK && hl_0);
+    // C10 lock contention: a slot asks for the lock of the entry the other holds (both in Lock
+    // in one cycle is unreachable with two slots: a free lock is granted in the cycle it is asked)
+    cover ((st0 == S_LOCK && hl_1 || st1 == S_LOCK && hl_0) && same_pte);
+    // C13 two D-setting walks of different entries hold their locks at once
+    cover (hl_0 && hl_1 && d_needD == 2'b11 && !same_pte);
     cover (c_bad_ok && perf_badMemResps != c_bad_q);  // C11 bad-id responses dropped
     // C12 de-duplicated fill: a fill writes a valid entry while the other is free (only a fill
     // whose key that entry holds does), in each cache

@@ -7,8 +7,8 @@ import xlat.common._
 /** NestedWalker: two-dimensional page walks, a guest table over a host table, several in flight.
   *
   * ==Structure==
-  * `walkers` walk slots ([[WalkSlot]]) share one step engine, one memory port, one A/D lock and
-  * three optional caches ([[AssocCache]]): the guest PWC (guest pointers by vmid, asid, level
+  * `walkers` walk slots ([[WalkSlot]]) share one step engine, one memory port, the A/D locks
+  * (one per leaf address being updated) and three optional caches ([[AssocCache]]): the guest PWC (guest pointers by vmid, asid, level
   * and VA prefix), the host PWC (host pointers by vmid, level and GPA prefix) and the nested TLB
   * (host leaves, GPA page -> HPA page). Formats are data ([[PtFormat]]), so the same engine
   * walks x86-64 over EPT and Sv39 over Sv39x4.
@@ -316,12 +316,20 @@ class NestedWalker(val p: WalkerParams) extends Module {
     when(mWrite) { slot(m).memWrites := slot(m).memWrites + 1.U }.otherwise { slot(m).memReads := slot(m).memReads + 1.U }
   }
 
-  // ---- A/D lock: one read-modify-write of a leaf at a time ------------------------------------
-  private val lockHeld = RegInit(false.B)
-  private val lock = new RoundRobin(W)(state.map(_ === Lock))
-  when(!lockHeld && lock.valid) {
+  // ---- A/D locks: one read-modify-write of a leaf address at a time ---------------------------
+  // A slot holds the lock of its `pteAddr` from the grant to the end of its read-modify-write;
+  // a waiting slot is granted when no holder has its address (one grant a cycle, so two waiters
+  // of one address are never granted together).
+  private val holds = (0 until W).map { i =>
+    state(i) === ReadLocked || state(i) === WriteAd ||
+    (state(i) === MemWait && (slot(i).memKind === MemKind.Locked.U || slot(i).memKind === MemKind.Write.U))
+  }
+  private val lockFree = (0 until W).map { i =>
+    (0 until W).filter(_ != i).map(j => !(holds(j) && slot(j).pteAddr === slot(i).pteAddr)).foldLeft(true.B)(_ && _)
+  }
+  private val lock = new RoundRobin(W)((0 until W).map(i => state(i) === Lock && lockFree(i)))
+  when(lock.valid) {
     lock.granted()
-    lockHeld := true.B
     state(lock.index) := ReadLocked
   }
 
@@ -347,10 +355,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
         is(MemKind.HostEntry.U) { sl.pte := r.rdata; sl.memErr := r.error; state(i) := HostEntry }
         is(MemKind.GuestEntry.U) { sl.pte := r.rdata; sl.memErr := r.error; state(i) := GuestEntry }
         is(MemKind.Locked.U) {
-          when(r.error) { lockHeld := false.B; busFault() }
+          when(r.error) { busFault() }
             .otherwise {
               sl.leafD := sl.leafD || sl.adNeedD
-              when(hasA && (hasD || !sl.adNeedD)) { lockHeld := false.B; state(i) := resume }
+              when(hasA && (hasD || !sl.adNeedD)) { state(i) := resume }
                 .otherwise {
                   sl.adData := r.rdata | need
                   sl.dirtyOnWrite := sl.adHost && sl.adNeedD && !hasD
@@ -359,7 +367,6 @@ class NestedWalker(val p: WalkerParams) extends Module {
             }
         }
         is(MemKind.Write.U) {
-          lockHeld := false.B
           when(r.error) { busFault() }.otherwise { state(i) := Mux(sl.dirtyOnWrite, Dirty, resume) }
         }
       }
@@ -448,7 +455,9 @@ class NestedWalker(val p: WalkerParams) extends Module {
       d.slotBusy(i) := busy(i); d.slotId(i) := slot(i).id; d.slotReads(i) := slot(i).memReads
       d.slotWrites(i) := slot(i).memWrites; d.slotNoFill(i) := slot(i).noFill; d.slotMemWait(i) := state(i) === MemWait
     }
-    d.lockHeld := lockHeld
+    d.lockHeld := VecInit(holds)
+    d.slotPteAddr := VecInit(slot.map(_.pteAddr))
+    d.slotAdNeedD := VecInit(slot.map(_.adNeedD))
     def view[T <: Data](c: Option[AssocCache[T]], valid: Vec[Bool], vmid: Vec[UInt], vmidOf: T => UInt): Unit = c match {
       case Some(c) => valid := c.valid; vmid := VecInit(c.entries.map(vmidOf))
       case None    => valid := VecInit(Seq.fill(valid.size)(false.B)); vmid := VecInit(Seq.fill(vmid.size)(0.U))
