@@ -336,9 +336,11 @@ def section(args, results: list[dict], pngs, build_times, skipped, wall) -> list
                                  f"({a['warm_reads'] / b['warm_reads']:.2f}x), {a['guestPwcHitsPerWalk']:.2f} "
                                  f"against {b['guestPwcHitsPerWalk']:.2f} guest PWC hits" for k, a, b in t4)
                      + ". Against thrashing, walks in flight that miss the same entry leave one copy (fills "
-                       "are de-duplicated by key) and each walk in flight pins the entry of its latest hit in "
-                       "each cache, so the level-1 guest PWC and nested-TLB entries that every walk fills and "
-                       "never uses again should replace each other, not the upper levels the walks share "
+                       "are de-duplicated by key), each walk in flight pins the entry of its latest hit in "
+                       "each cache, and an eviction takes an entry of the highest re-reference value (an entry "
+                       "filled once and never hit before one that walks hit or filled together), so the "
+                       "level-1 guest PWC and nested-TLB entries that every walk fills and never uses again "
+                       "should replace each other, not the upper levels the walks share "
                        "(docs/nested-walker.md, \"Caches\"); a ratio well above 1 means they still do.\n")
 
     L.append("### Throughput (walks per 1000 cycles, 100-cycle memory)\n")
