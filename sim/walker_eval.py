@@ -330,16 +330,18 @@ def section(args, results: list[dict], pngs, build_times, skipped, wall) -> list
         t4 = [(k, get(THRASH_CONFIG, f"x86_{k}"), get(THRASH_CONFIG, f"x86_{k}@inflight1")) for k in ("stride", "random")]
         t4 = [x for x in t4 if x[1] and x[2]]
         if t4:
-            L.append("With 4 entries per cache and 4 walkers the caches thrash on `stride` and `random`: "
-                     + "; ".join(f"{k}: {a['warm_reads']:.2f} reads and {a['guestPwcHitsPerWalk']:.2f} guest PWC "
-                                 f"hits per walk with 4 walks in flight, {b['warm_reads']:.2f} reads and "
-                                 f"{b['guestPwcHitsPerWalk']:.2f} hits with one (the same RTL, harness "
-                                 f"`--inflight 1`)" for k, a, b in t4)
-                     + ". Every walk fills a level-1 guest PWC entry and a nested-TLB entry that are never used "
-                       "again, a lookup touches only the deepest hit, and fills are not de-duplicated (walks in "
-                       "flight that miss the same pointer each fill it): four concurrent walks' fills evict the "
-                       "shared upper-level entries, after which the walks miss together and refill duplicates. "
-                       "From 16 entries the shared entries survive (same reads with 1 or 4 walkers).\n")
+            L.append("With 4 entries per cache, 4 walks in flight against one (the same RTL, harness "
+                     "`--inflight 1`): "
+                     + "; ".join(f"{k}: {a['warm_reads']:.2f} against {b['warm_reads']:.2f} reads per walk "
+                                 f"({a['warm_reads'] / b['warm_reads']:.2f}x), {a['guestPwcHitsPerWalk']:.2f} "
+                                 f"against {b['guestPwcHitsPerWalk']:.2f} guest PWC hits" for k, a, b in t4)
+                     + ". Against thrashing, walks in flight that miss the same entry leave one copy (fills "
+                       "are de-duplicated by key), each walk in flight pins the entry of its latest hit in "
+                       "each cache, and an eviction takes an entry of the highest re-reference value (an entry "
+                       "filled once and never hit before one that walks hit or filled together), so the "
+                       "level-1 guest PWC and nested-TLB entries that every walk fills and never uses again "
+                       "should replace each other, not the upper levels the walks share "
+                       "(docs/nested-walker.md, \"Caches\"); a ratio well above 1 means they still do.\n")
 
     L.append("### Throughput (walks per 1000 cycles, 100-cycle memory)\n")
     rows = []
@@ -364,18 +366,21 @@ def section(args, results: list[dict], pngs, build_times, skipped, wall) -> list
     ad = [(c, get(c, f"x86_{AD_WORKLOAD}"), get(c, "x86_seq")) for c in X86_SWEEP]
     ad = [x for x in ad if x[1] and x[2]]
     if ad:
-        L.append("A/D updates: the walker has one A/D lock (docs/nested-walker.md, \"A/D\"): an update "
-                 "holds it for a locked re-read and a write, two memory round trips. Walks per 1000 cycles of "
+        L.append("A/D updates: the walker locks each leaf address it updates (docs/nested-walker.md, "
+                 "\"A/D\"): an update holds its entry's lock for a locked re-read and a write, two memory "
+                 "round trips, and walks updating different entries overlap. Walks per 1000 cycles of "
                  "`seq` with every request a write (each walk sets D in the host leaf of a fresh data page: "
                  "one update per walk; guest leaves are created dirty) against `seq` with 25% writes:\n")
         rows = [[c, _f(b["warm_wpkc"]), _f(a["warm_wpkc"]), _f(a["writesPerWalk"]),
                  _f(a["window"]["meanWalkLatency"], 0)] for c, a, b in ad]
         L += md_table(["config", "seq, 25% writes", "seq, 100% writes", "writes per walk (100%)",
                        "mean walk latency (100%)"], rows, "lrrrr")
-        L.append("\nWith 100% writes the walkers queue for the lock: throughput is bounded by about one "
-                 f"update per 2 x {args.walker_latency} cycles (~{1000 / (2 * args.walker_latency + 5):.1f} "
-                 "walks per 1000 cycles) whatever the number of walkers, so dirty logging on a "
-                 "write-heavy first-touch stream is lock-bound.\n")
+        w4, w1 = get("walker_x86", f"x86_{AD_WORKLOAD}"), get("walker_evx_x86_w1", f"x86_{AD_WORKLOAD}")
+        if w4 and w1:
+            L.append(f"\nWith 100% writes, 4 walkers give {w4['warm_wpkc'] / w1['warm_wpkc']:.2f}x the walks "
+                     f"per 1000 cycles of one walker (same caches): a single walker-wide lock would bound "
+                     f"both at about one update per 2 x {args.walker_latency} cycles "
+                     f"(~{1000 / (2 * args.walker_latency + 5):.1f} walks per 1000 cycles).\n")
 
     mixes = [r for r in results if r["kind"] == "mix"]
     if mixes:

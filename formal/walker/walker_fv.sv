@@ -40,11 +40,14 @@
 //       stale. (b) A walk in flight at a flush covering its vmid (guest PWC: vmid+asid) fills no
 //       entry of that cache, in the flush's cycle or later. (c) Every cache hit of the step
 //       engine uses a valid, non-stale entry of the walk's vmid (guest PWC: and asid). (d) An
-//       entry only becomes valid the cycle after a fill of its cache. Together: after a flush of
+//       entry only becomes valid the cycle after a fill of its cache wrote it (dbg_fillWay;
+//       a fill refreshing the entry that holds its key, cover C12, is tracked the same way). Together: after a flush of
 //       vmid v, no entry of v that existed at the flush, or that a walk in flight at the flush
 //       read, is ever used.
-//   P7  A/D lock: dbg_lockHeld iff one slot is in its read-modify-write (ReadLocked, WriteAd,
-//       MemWait for the locked read or the A/D write); never two
+//   P7  A/D locks (one per leaf address): dbg_lockHeld[i] iff slot i is in its read-modify-write
+//       (ReadLocked, WriteAd, MemWait for the locked read or the A/D write); never two slots
+//       with the same entry address (dbg_slotPteAddr) at once, so no update is lost between two
+//       walks setting A/D on one entry
 //   P8  memory requests carry an id in flight; reads have wmask 0, A/D writes one byte
 //   T   channel rule: resp, mem_req and dirty keep valid and their bits until ready
 // Strengthening invariants (asserted, so proven too)
@@ -169,11 +172,13 @@ module walker_fv (
   wire [W*VB-1:0] d_vmid;
   wire [W*AB-1:0] d_asid;
   wire [W*4-1:0]  d_gperm, d_hperm;            // {u, x, w, r}
-  wire            d_lockHeld;
+  wire [W-1:0]    d_lockHeld, d_needD;
+  wire [W*P_PA_BITS-1:0] d_pte;
   wire [1:0]      d_gValid, d_hValid, d_tValid;
   wire [2*VB-1:0] d_gVmid, d_hVmid, d_tVmid;
   wire [2*AB-1:0] d_gAsid;
   wire [1:0]      d_hitCache, d_fillCache;
+  wire [5:0]      d_fillWay;
   wire [VB-1:0]   d_hitVmid;
   wire            d_fillValid, d_fillSlot, d_engSlot;
   wire            d_rhp_r, d_rhp_w, d_rhp_x, d_rhp_u;
@@ -213,7 +218,9 @@ module walker_fv (
     .dbg_slotWrites_0(d_writes[0 +: 8]), .dbg_slotWrites_1(d_writes[8 +: 8]),
     .dbg_slotNoFill_0(d_noFill[0]), .dbg_slotNoFill_1(d_noFill[1]),
     .dbg_slotMemWait_0(d_memWait[0]), .dbg_slotMemWait_1(d_memWait[1]),
-    .dbg_lockHeld(d_lockHeld),
+    .dbg_lockHeld_0(d_lockHeld[0]), .dbg_lockHeld_1(d_lockHeld[1]),
+    .dbg_slotPteAddr_0(d_pte[0 +: P_PA_BITS]), .dbg_slotPteAddr_1(d_pte[P_PA_BITS +: P_PA_BITS]),
+    .dbg_slotAdNeedD_0(d_needD[0]), .dbg_slotAdNeedD_1(d_needD[1]),
     .dbg_gpwcValid_0(d_gValid[0]), .dbg_gpwcValid_1(d_gValid[1]),
     .dbg_gpwcVmid_0(d_gVmid[0 +: VB]), .dbg_gpwcVmid_1(d_gVmid[VB +: VB]),
     .dbg_hpwcValid_0(d_hValid[0]), .dbg_hpwcValid_1(d_hValid[1]),
@@ -245,7 +252,7 @@ module walker_fv (
     .dbg_slotHPerm_1_r(d_hperm[4]), .dbg_slotHPerm_1_w(d_hperm[5]), .dbg_slotHPerm_1_x(d_hperm[6]),
     .dbg_slotHPerm_1_u(d_hperm[7]),
     .dbg_gpwcAsid_0(d_gAsid[0 +: AB]), .dbg_gpwcAsid_1(d_gAsid[AB +: AB]),
-    .dbg_engSlot(d_engSlot), .dbg_fillCache(d_fillCache)
+    .dbg_engSlot(d_engSlot), .dbg_fillCache(d_fillCache), .dbg_fillWay(d_fillWay)
   );
 
   // safety properties and invariants: asserted (prove_safety, cover), or assumed in prove_live
@@ -376,11 +383,9 @@ module walker_fv (
   reg [W-1:0] flg, flh;
   // per cache entry: valid at a flush covering it, not refilled since (stale)
   reg [1:0] stg, sth, stt;
-  // the entry a fill of a cache writes when one is invalid: the lowest invalid one (AssocCache)
-  wire [1:0] g_free = ~d_gValid, h_free = ~d_hValid, t_free = ~d_tValid;
-  wire [1:0] g_slot1 = g_free & (~g_free + 2'd1);       // one-hot lowest invalid (0 if none)
-  wire [1:0] h_slot1 = h_free & (~h_free + 2'd1);
-  wire [1:0] t_slot1 = t_free & (~t_free + 2'd1);
+  // the entry a fill writes (dbg_fillWay: the entry holding its key, a free one or the victim)
+  wire [1:0] f_way1 = 2'b01 << d_fillWay[0];
+  wire [1:0] g_slot1 = f_way1, h_slot1 = f_way1, t_slot1 = f_way1;
   wire fill_g = d_fillValid && d_fillCache == 2'd1;
   wire fill_h = d_fillValid && d_fillCache == 2'd2;
   wire fill_t = d_fillValid && d_fillCache == 2'd3;
@@ -390,6 +395,7 @@ module walker_fv (
   wire fill_taint_h = flh[d_fillSlot] || fch_v[d_fillSlot];
   reg [1:0] pv_g, pv_h, pv_t;                          // valid bits last cycle
   reg       pf_g, pf_h, pf_t;                          // a fill of the cache last cycle
+  reg [1:0] pw;                                        // ... and the entry it wrote (one-hot)
   genvar gi;
   generate
     for (gi = 0; gi < 2; gi = gi + 1) begin : g_ent
@@ -410,18 +416,18 @@ module walker_fv (
         `SAFE(!(stg[gi] && d_gValid[gi]));
         `SAFE(!(sth[gi] && d_hValid[gi]));
         `SAFE(!(stt[gi] && d_tValid[gi]));
-        // P6d: an entry becomes valid only the cycle after a fill of its cache
+        // P6d: an entry becomes valid only the cycle after a fill of its cache wrote it
         if (f_past_valid) begin
-          `SAFE(!(d_gValid[gi] && !pv_g[gi]) || pf_g);
-          `SAFE(!(d_hValid[gi] && !pv_h[gi]) || pf_h);
-          `SAFE(!(d_tValid[gi] && !pv_t[gi]) || pf_t);
+          `SAFE(!(d_gValid[gi] && !pv_g[gi]) || pf_g && pw[gi]);
+          `SAFE(!(d_hValid[gi] && !pv_h[gi]) || pf_h && pw[gi]);
+          `SAFE(!(d_tValid[gi] && !pv_t[gi]) || pf_t && pw[gi]);
         end
       end
     end
   endgenerate
   always @(posedge clock) begin
     pv_g <= reset ? 2'b00 : d_gValid; pv_h <= reset ? 2'b00 : d_hValid; pv_t <= reset ? 2'b00 : d_tValid;
-    pf_g <= fill_g; pf_h <= fill_h; pf_t <= fill_t;
+    pf_g <= fill_g; pf_h <= fill_h; pf_t <= fill_t; pw <= f_way1;
   end
 
   generate
@@ -573,13 +579,14 @@ module walker_fv (
       if (mem_req_bits_write) `SAFE(mem_req_bits_wmask != 8'd0 && (mem_req_bits_wmask & (mem_req_bits_wmask - 8'd1)) == 8'd0);
     end
 
-    // P7: the A/D lock
-    `SAFE(d_lockHeld == (hl_0 || hl_1));
-    `SAFE(!(hl_0 && hl_1));
+    // P7: the A/D locks, one per entry address
+    `SAFE(d_lockHeld == {hl_1, hl_0});
+    `SAFE(!(hl_0 && hl_1 && same_pte));
   end
 
   wire hl_0 = holds_lock(d_state[0 +: 4], d_mk[0 +: 2]);    // slot 0 / 1 holds the A/D lock
   wire hl_1 = holds_lock(d_state[4 +: 4], d_mk[2 +: 2]);
+  wire same_pte = d_pte[0 +: P_PA_BITS] == d_pte[P_PA_BITS +: P_PA_BITS];  // both slots' entry address
 
   // ------------------------------------------------------------------ T: channel rule
   reg                 h_resp, h_mreq, h_dirty;     // valid and not ready last cycle
@@ -725,8 +732,9 @@ module walker_fv (
       always @* if (live && st != S_IDLE) begin
         // L0: a slot in MemWait waits exactly as long as its access's age
         if (st == S_MEMWAIT) assert (outst[id] && age[id*4 +: 4] == stay);
-        // L0: waiting for the lock the other slot holds: at most as long as it has held it
-        if (st == S_LOCK && ho) assert (stay <= hold_el);
+        // L0: waiting for the lock of its entry, which the other slot holds: at most as long as
+        // it has held it (a lock of another entry does not hold it up: it is granted then)
+        if (st == S_LOCK && ho && same_pte) assert (stay <= hold_el);
         // L1
         if (st == S_START || st == S_HSTART || st == S_HENTRY || st == S_HLDONE || st == S_GENTRY || st == S_GLDONE)
           assert (stay <= T_ENG);
@@ -796,10 +804,17 @@ module walker_fv (
     cover (c_ok && c_flushed[resp_bits_id] && !c_cold);       // ... after using a cache
     cover (d_busy == 2'b11);                                  // C8 two walks in flight
     cover (c_drop_chk && (c_valid_q & ~{d_gValid, d_hValid, d_tValid}) != 6'd0);  // C9 bus error drops
-    // C10 lock contention: a slot asks for the lock while the other holds it (both in Lock in
-    // one cycle is unreachable with two slots: a free lock is granted in the cycle it is asked)
-    cover (st0 == S_LOCK && hl_1 || st1 == S_LOCK && hl_0);
+    // C10 lock contention: a slot asks for the lock of the entry the other holds (both in Lock
+    // in one cycle is unreachable with two slots: a free lock is granted in the cycle it is asked)
+    cover ((st0 == S_LOCK && hl_1 || st1 == S_LOCK && hl_0) && same_pte);
+    // C13 two D-setting walks of different entries hold their locks at once
+    cover (hl_0 && hl_1 && d_needD == 2'b11 && !same_pte);
     cover (c_bad_ok && perf_badMemResps != c_bad_q);  // C11 bad-id responses dropped
+    // C12 de-duplicated fill: a fill writes a valid entry while the other is free (only a fill
+    // whose key that entry holds does), in each cache
+    cover (fill_g && d_gValid[d_fillWay[0]] && d_gValid != 2'b11);
+    cover (fill_h && d_hValid[d_fillWay[0]] && d_hValid != 2'b11);
+    cover (fill_t && d_tValid[d_fillWay[0]] && d_tValid != 2'b11);
   end
 `endif
 `endif

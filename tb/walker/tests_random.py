@@ -7,7 +7,8 @@ random permissions, a broken entry of every kind the formats allow), with locali
 of targets that moves), random cmd / user, ids reused as soon as they are free (and sometimes
 while still busy, which the walker must hold), random memory latency with out-of-order answers,
 random bus errors, back-pressure on every ready, random flushes with walks in flight, and every
-2500 walks an "OS" phase that clears A/D bits of random leaves and flushes. The scoreboard
+2500 walks an "OS" phase that clears A/D bits of random leaves (and D of the host leaf of one
+target's guest root table, walked first: the `dirty.pageTable` bin) and flushes. The scoreboard
 (walker_env.py) checks every response, access and dirty event; every checkpoint drains and
 compares the perf_* counters; the functional-coverage summary is printed and required bins must
 be hit. """
@@ -44,6 +45,7 @@ class Stimulus:
         self.first = [rng.choice([t for t in self.pool if t.kind == k]) for k in kinds]
         rng.shuffle(self.first)
         self.hot = []
+        self.forced = []     # (target, cmd) issued before anything else
         self._new_hot()
 
     def _new_hot(self):
@@ -61,7 +63,10 @@ class Stimulus:
                 return None
         if self.issued % 400 == 0:
             self._new_hot()
-        if self.first:
+        cmd = None
+        if self.forced:
+            t, cmd = self.forced.pop()
+        elif self.first:
             t = self.first.pop()
         elif r.random() < 0.7:
             t = r.choice(self.hot)
@@ -69,7 +74,8 @@ class Stimulus:
             t = r.choice(self.ok)
         else:
             t = r.choice(self.pool)
-        cmd = r.choices((0, 1, 2, 3), CMD_WEIGHTS)[0]
+        if cmd is None:
+            cmd = r.choices((0, 1, 2, 3), CMD_WEIGHTS)[0]
         self.issued += 1
         return self.s.request(t, id=i, cmd=cmd, user=int(r.random() < 0.25)).fields()
 
@@ -101,6 +107,27 @@ def clean_some_leaves(scen: Scenario, rng, p: float = 0.3) -> int:
                     scen.mem.write(tab_hpa(scen, vm, b, tab) + idx * 8, cur & ~bits)
                     n += 1
     return n
+
+
+def dirty_root_leaf(scen: Scenario, stim: Stimulus, rng) -> None:
+    """An OS pass: clear D in the host leaf mapping the guest root table of one ok target and
+    walk that target first after the flush (a read). Its first access is a guest page-table
+    access, a host write under hardware A/D, so it sets that D and sends a `pageTable` dirty
+    event (a required coverage bin) before any other walk can reach the leaf with a data access;
+    left to chance, a data write through the same host leaf often set D first."""
+    for t in rng.sample(stim.ok, len(stim.ok)):
+        vm = scen.vms[t.vmid]
+        groot = vm.spaces[t.asid].root
+        hit = vm.host.lookup(groot)
+        if hit is None:
+            continue
+        loc = vm.host.entry_location(groot, hit[1])
+        if loc is None:
+            continue
+        addr = loc[0] + loc[1] * 8
+        scen.mem.write(addr, scen.mem.read(addr) & ~vm.host.F.d_mask)
+        stim.forced.append((t, 0))
+        return
 
 
 def _level0(b, tab) -> bool:
@@ -173,6 +200,7 @@ async def test_random(dut):
         await env.check_counters()
         if env.hw:
             cleaned = clean_some_leaves(scen, flush_rng)
+            dirty_root_leaf(scen, stim, flush_rng)
             env.send_flush(0)
             await env.drain()
         else:

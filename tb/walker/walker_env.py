@@ -18,7 +18,8 @@ Per walk (request accepted -> response), the scoreboard checks:
   - a walk the memory answered with a bus error ends with fault 3, at the stage / level / GPA
     of that access (exact: the model rerun with that access failing; cached: one of the
     roles that address has in the cache-less walk), and it was the walk's last access;
-* every write: preceded in the walk by a read of the same address whose data lacked a bit the
+* every write: never clears an A/D bit the memory holds (no lost update between two walks);
+  preceded in the walk by a read of the same address whose data lacked a bit the
   walk needs, ``wdata`` = that data with the A/D bits the model would set, ``wmask`` = the byte
   holding A/D; after a walk ends (not by a bus error) in hardware mode, every leaf on its path
   has the bits it needed in memory;
@@ -293,6 +294,14 @@ class WalkerEnv:
         new = (a.old & ~self._bytes(a.wmask)) | (a.wdata & self._bytes(a.wmask))
         # host leaf D 0 -> 1?  (only host leaves are written with the host A/D byte)
         res = self.res0(w)
+        if not w.stale:
+            # no lost update (doc: one A/D update of an entry at a time): the write never clears an
+            # A/D bit the memory holds, as it would if another walk set it after this one's re-read
+            F = self.G if any(x.addr == a.addr and x.stage == 0 for x in res.accesses) else H
+            lost = a.old & ~new & (F.a_mask | F.d_mask)
+            if lost:
+                self._err(f"walk {w.id}: write {a} clears A/D bits {lost:#x} of {a.old:#x} (another walk "
+                          f"set them after this walk's locked re-read: an update was lost)", w)
         host_roles = [x for x in res.accesses if x.addr == a.addr and x.stage == 1 and x.leaf]
         if w.stale and not host_roles:
             return

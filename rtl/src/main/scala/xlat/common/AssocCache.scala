@@ -16,25 +16,67 @@ import chisel3.util._
   * `drop`s it: a walk that ends in a bus error removes everything it filled. A provisional
   * entry already serves lookups (it was read without error).
   *
+  * ==Where a fill goes==
+  * With `sameKey` given, a fill whose key a valid entry (confirmed or provisional) already holds
+  * rewrites that entry (data, owner, provisional) and touches it instead of taking a second one:
+  * owners in flight that missed the same entry leave one copy. Otherwise the first invalid
+  * entry, else the PLRU victim among the unpinned entries (see "Pins"; with `reuse`, among the
+  * unpinned entries of the highest re-reference value), and only when every entry is pinned
+  * among all entries (so a fill always lands).
+  *
+  * ==Pins (with `pins`)==
+  * A lookup hit made through `use(way, owner)` pins that entry for the owner (one pin per owner:
+  * its latest hit) until the owner's `confirm` or `drop`. Several owners in flight each pin what
+  * they are using, so one owner's fills (on a scattered workload, entries used once) do not
+  * evict the entries another owner in flight shares with it. Pins only steer replacement: they
+  * never keep an entry valid.
+  *
+  * ==Re-reference prediction (with `reuse`)==
+  * Each entry has a 2-bit re-reference prediction value (static RRIP): a lookup hit (`use` /
+  * `touch`) or a de-duplicated fill (a second owner needed the same entry) sets it to 0 (reused
+  * soon), a fill into a new entry to 2 (reuse unknown). A fill that must evict takes, among the
+  * unpinned entries (all entries when every one is pinned), one with the highest value (the
+  * PLRU order among them), and ages the other candidates by the distance of that value to 3. An
+  * entry filled once and never used again (one per walk on a scattered workload) is thus evicted
+  * before one that owners hit or filled together, even when no owner in flight pins the latter
+  * (owners in lockstep that all missed pin nothing, and their one-shot fills would otherwise
+  * evict the upper levels they had just filled together), and entries not reused age out.
+  *
   * Each operation (one lookup touch or one fill, any invalidations, one confirm and one drop)
-  * may happen once a cycle; a fill wins over an invalidation of the same entry. A touch and a
-  * fill never share a cycle (the replacement state takes one update a cycle).
+  * may happen once a cycle; a fill wins over an invalidation or a drop of the same entry; an
+  * owner's pin set in the cycle of its confirm or drop stays. A touch and a fill never share a
+  * cycle (the replacement state takes one update a cycle).
   */
-class AssocCache[T <: Data](gen: T, val n: Int, ownerBits: Int) {
+class AssocCache[T <: Data](
+    gen: T,
+    val n: Int,
+    ownerBits: Int,
+    sameKey: Option[(T, T) => Bool] = None,
+    pins: Boolean = false,
+    reuse: Boolean = false
+) {
   require(n >= 1, s"AssocCache needs at least one entry, got $n")
   private val store = FullyAssocStorage(gen, n)
   private val validR = RegInit(VecInit(Seq.fill(n)(false.B)))
   private val provR = RegInit(VecInit(Seq.fill(n)(false.B)))
   private val ownerR = Reg(Vec(n, UInt(ownerBits.W)))
   private val repl = new ReplacementState(new TreePlru(n), 1)
+  private val owners = if (pins) 1 << ownerBits else 0
+  private val pinR = Seq.fill(owners)(RegInit(0.U(n.W))) // per owner, one-hot (0: none)
+  private val rrpvR = Option.when(reuse)(RegInit(VecInit(Seq.fill(n)(3.U(2.W)))))
 
   val entries: Vec[T] = store.io.all(0)
   val valid: Vec[Bool] = validR
 
+  private val touchEn = WireDefault(false.B)
+  private val touchWay = WireDefault(0.U(log2Ceil(n).max(1).W))
   private val fillEn = WireDefault(false.B)
   private val fillData = Wire(gen)
   fillData := DontCare
   private val fillOwner = WireDefault(0.U(ownerBits.W))
+  private val pinEn = WireDefault(false.B)
+  private val pinWay = WireDefault(0.U(log2Ceil(n).max(1).W))
+  private val pinOwner = WireDefault(0.U(ownerBits.W))
   private val invalMask = WireDefault(VecInit(Seq.fill(n)(false.B)))
   private val confirmEn = WireDefault(false.B)
   private val confirmOwner = WireDefault(0.U(ownerBits.W))
@@ -44,25 +86,50 @@ class AssocCache[T <: Data](gen: T, val n: Int, ownerBits: Int) {
   /** The lowest-index entry among `hits` (the caller's match, already ANDed with `valid`). */
   def first(hits: Seq[Bool]): (Bool, T, UInt) = (VecInit(hits).asUInt.orR, PriorityMux(hits, entries), PriorityEncoder(hits))
 
-  def touch(way: UInt): Unit = repl.touch(0.U, way)
+  def touch(way: UInt): Unit = { repl.touch(0.U, way); touchEn := true.B; touchWay := way }
 
-  /** Write `data` into the first invalid entry, else the PLRU victim. */
+  /** A hit of `owner` on `way`: touch it and pin it for the owner (see "Pins"). */
+  def use(way: UInt, owner: UInt): Unit = {
+    require(pins, "AssocCache.use needs pins = true")
+    touch(way); pinEn := true.B; pinWay := way; pinOwner := owner
+  }
+
+  /** Write `data` (see "Where a fill goes"). */
   def fill(data: T, owner: UInt): Unit = { fillEn := true.B; fillData := data; fillOwner := owner }
 
   def invalidate(mask: Seq[Bool]): Unit = invalMask := VecInit(mask)
   def confirm(owner: UInt): Unit = { confirmEn := true.B; confirmOwner := owner }
   def drop(owner: UInt): Unit = { dropEn := true.B; dropOwner := owner }
 
+  private val dup = sameKey match {
+    case Some(same) => VecInit(validR.zip(entries).map { case (v, x) => v && same(x, fillData) })
+    case None       => VecInit(Seq.fill(n)(false.B))
+  }
   private val free = validR.map(!_)
   private val victim = repl.victim(0.U)
-  private val way = Mux(free.reduce(_ || _), PriorityEncoder(free), victim)
+  private val pinned = if (pins) pinR.reduce(_ | _) else 0.U(n.W)
+  private val anyOpen = (0 until n).map(i => !pinned(i)).reduce(_ || _)
+  /** Candidates of an eviction: the unpinned entries, or all when every entry is pinned. */
+  private val cand = (0 until n).map(i => !pinned(i) || !anyOpen)
+  /** With `reuse`: the highest re-reference value among the candidates. */
+  private val top = rrpvR.map { rr =>
+    val at = (0 to 3).map(v => (0 until n).map(i => cand(i) && rr(i) === v.U).reduce(_ || _))
+    Mux(at(3), 3.U, Mux(at(2), 2.U, Mux(at(1), 1.U, 0.U)))
+  }
+  private val evict = if (!pins && !reuse) victim else repl.victimAvoiding(0.U, (0 until n).map { i =>
+    !cand(i) || rrpvR.zip(top).map { case (rr, t) => rr(i) =/= t }.getOrElse(false.B)
+  })
+  private val way = Mux(dup.asUInt.orR, PriorityEncoder(dup), Mux(free.reduce(_ || _), PriorityEncoder(free), evict))
+  private val evicting = !dup.asUInt.orR && !free.reduce(_ || _)
+  /** The entry a fill this cycle writes (for proofs and counters). */
+  val fillWay: UInt = way
   store.io.read.valid := false.B
   store.io.read.bits := 0.U
   store.io.write.valid := fillEn
   store.io.write.bits.set := 0.U
   store.io.write.bits.way := way
   store.io.write.bits.data := fillData
-  when(fillEn) { repl.fill(0.U, way, !free.reduce(_ || _)) }
+  when(fillEn) { repl.fill(0.U, way, evicting && way === victim) }
   for (i <- 0 until n) {
     val mine = ownerR(i)
     val filled = fillEn && way === i.U
@@ -70,5 +137,19 @@ class AssocCache[T <: Data](gen: T, val n: Int, ownerBits: Int) {
     validR(i) := filled || (validR(i) && !invalMask(i) && !dropped)
     provR(i) := filled || (provR(i) && !(confirmEn && mine === confirmOwner))
     when(filled) { ownerR(i) := fillOwner }
+  }
+  rrpvR.zip(top).foreach { case (rr, t) =>
+    val dupFill = dup.asUInt.orR
+    val age = 3.U - t
+    for (i <- 0 until n) {
+      val aged = rr(i) +& age
+      when(fillEn && way === i.U) { rr(i) := Mux(dupFill, 0.U, 2.U) }
+        .elsewhen(touchEn && touchWay === i.U) { rr(i) := 0.U }
+        .elsewhen(fillEn && evicting && cand(i)) { rr(i) := Mux(aged > 3.U, 3.U, aged(1, 0)) }
+    }
+  }
+  for (o <- 0 until owners) {
+    val ends = (confirmEn && confirmOwner === o.U) || (dropEn && dropOwner === o.U)
+    when(pinEn && pinOwner === o.U) { pinR(o) := UIntToOH(pinWay, n) }.elsewhen(ends) { pinR(o) := 0.U }
   }
 }

@@ -21,6 +21,16 @@ abstract class ReplacementPolicy(val n: Int) {
   /** True when the state is one word for the whole array rather than one per set. */
   def perArray: Boolean = false
   def victim(state: UInt): UInt
+  /** The victim among the ways not in `avoid` (the plain victim when every way is avoided).
+    * Policies without a recency order over subsets give the plain victim when it is allowed,
+    * else the lowest-index allowed way.
+    */
+  def victimAvoiding(state: UInt, avoid: Seq[Bool]): UInt = {
+    val v = victim(state)
+    val allowed = avoid.map(!_)
+    val vOk = (0 until n).map(i => allowed(i) && v === i.U).reduce(_ || _)
+    Mux(vOk || !allowed.reduce(_ || _), v, PriorityEncoder(allowed))
+  }
   /** State after `way` was used (a hit or a fill). */
   def touch(state: UInt, way: UInt): UInt
   /** State after the victim was taken by a fill. */
@@ -69,6 +79,23 @@ class TreePlru(n: Int) extends ReplacementPolicy(n) {
         bits.slice(1, l).zip(left).map { case (o, t) => Mux(inLeft, t, o) } ++
         bits.slice(l, m - 1).zip(right).map { case (o, t) => Mux(inLeft, o, t) }
     }
+
+  /** The tree walk of `victimOf` that turns away from a subtree whose ways are all avoided. */
+  private def victimAvoidingOf(bits: Seq[Bool], m: Int, avoid: Seq[Bool]): UInt =
+    if (m == 1) 0.U(wayBits.W)
+    else {
+      val l = leftSize(m)
+      val left = victimAvoidingOf(bits.slice(1, l), l, avoid.take(l))
+      val right = victimAvoidingOf(bits.slice(l, m - 1), m - l, avoid.drop(l))
+      val leftFull = avoid.take(l).reduce(_ && _)
+      val rightFull = avoid.drop(l).reduce(_ && _)
+      Mux((bits.head && !rightFull) || (leftFull && !rightFull), right + l.U, left)
+    }
+
+  override def victimAvoiding(state: UInt, avoid: Seq[Bool]): UInt = {
+    val all = avoid.reduce(_ && _)
+    Mux(all, victim(state), victimAvoidingOf(nodes(state), n, avoid))
+  }
 
   // Bit i of the state word is preorder node i.
   private def nodes(state: UInt): Seq[Bool] = (0 until n - 1).map(state(_))
@@ -131,6 +158,7 @@ class ReplacementState(val policy: ReplacementPolicy, sets: Int) {
   private def word(set: UInt): UInt = if (words == 1) state(0) else state(set)
 
   def victim(set: UInt): UInt = policy.victim(word(set))
+  def victimAvoiding(set: UInt, avoid: Seq[Bool]): UInt = policy.victimAvoiding(word(set), avoid)
 
   // Updates write each set's word from itself (no 1-of-sets read before the policy's logic):
   // a pipelined caller's stage only decodes `set` in front of the word's enable.

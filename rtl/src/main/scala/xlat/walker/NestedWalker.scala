@@ -7,8 +7,8 @@ import xlat.common._
 /** NestedWalker: two-dimensional page walks, a guest table over a host table, several in flight.
   *
   * ==Structure==
-  * `walkers` walk slots ([[WalkSlot]]) share one step engine, one memory port, one A/D lock and
-  * three optional caches ([[AssocCache]]): the guest PWC (guest pointers by vmid, asid, level
+  * `walkers` walk slots ([[WalkSlot]]) share one step engine, one memory port, the A/D locks
+  * (one per leaf address being updated) and three optional caches ([[AssocCache]]): the guest PWC (guest pointers by vmid, asid, level
   * and VA prefix), the host PWC (host pointers by vmid, level and GPA prefix) and the nested TLB
   * (host leaves, GPA page -> HPA page). Formats are data ([[PtFormat]]), so the same engine
   * walks x86-64 over EPT and Sv39 over Sv39x4.
@@ -89,9 +89,20 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val busy = state.map(_ =/= Idle)
 
   // ---- caches ------------------------------------------------------------------------------
-  private val gpwc = Option.when(p.guestPwcEntries > 0)(new AssocCache(new GuestPwcEntry(p), p.guestPwcEntries, p.slotBits))
-  private val hpwc = Option.when(p.hostPwcEntries > 0)(new AssocCache(new HostPwcEntry(p), p.hostPwcEntries, p.slotBits))
-  private val ntlb = Option.when(p.nestedTlbEntries > 0)(new AssocCache(new NestedTlbEntry(p), p.nestedTlbEntries, p.slotBits))
+  // Keys: two entries with the same key cover the same addresses (a fill of one refreshes the other).
+  private def samePrefix(a: UInt, b: UInt, level: UInt): Bool = ((a ^ b) & keep(level, a.getWidth)) === 0.U
+  private val gpwc = Option.when(p.guestPwcEntries > 0)(
+    new AssocCache(new GuestPwcEntry(p), p.guestPwcEntries, p.slotBits, Some((a: GuestPwcEntry, b: GuestPwcEntry) =>
+      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true)
+  )
+  private val hpwc = Option.when(p.hostPwcEntries > 0)(
+    new AssocCache(new HostPwcEntry(p), p.hostPwcEntries, p.slotBits, Some((a: HostPwcEntry, b: HostPwcEntry) =>
+      a.vmid === b.vmid && a.level === b.level && samePrefix(a.gpn, b.gpn, a.level)), pins = true, reuse = true)
+  )
+  private val ntlb = Option.when(p.nestedTlbEntries > 0)(
+    new AssocCache(new NestedTlbEntry(p), p.nestedTlbEntries, p.slotBits, Some((a: NestedTlbEntry, b: NestedTlbEntry) =>
+      a.vmid === b.vmid && a.size === b.size && samePrefix(a.gpn, b.gpn, a.size)), pins = true, reuse = true)
+  )
 
   /** Among pointer hits, those of the deepest level (the walk then skips the most reads). */
   private def deepest[T <: Data](c: AssocCache[T], hits: Seq[Bool], level: T => UInt, top: Int): (Bool, T, UInt) = {
@@ -165,7 +176,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
             }
             val level = Mux(hit, ent.level - 1.U, g.topLevel.U)
             val table = Mux(hit, ent.table, s.gTable)
-            when(hit) { gpwc.foreach(_.touch(way)); gpwcHit := true.B; hitCache := 1.U; hitVmid := ent.vmid }
+            when(hit) { gpwc.foreach(_.use(way, e)); gpwcHit := true.B; hitCache := 1.U; hitVmid := ent.vmid }
             n.gLevel := level; n.gTable := table; n.gPerm := Mux(hit, ent.perm, allPerm)
             n.target := entryAddr(table, g.index(s.gva, level), p.targetBits); n.forData := false.B
             nst := HostStart
@@ -191,13 +202,13 @@ class NestedWalker(val p: WalkerParams) extends Module {
         }
         when(!inGpaRange(s.target)) { fault(Fault.Range, 1, h.topLevel.U, s.target) }
           .elsewhen(tHit) {
-            ntlb.foreach(_.touch(tWay)); ntlbHit := true.B; hitCache := 3.U; hitVmid := tEnt.vmid
+            ntlb.foreach(_.use(tWay, e)); ntlbHit := true.B; hitCache := 3.U; hitVmid := tEnt.vmid
             n.hLevel := tEnt.size
             when(hostDenies(tEnt.perm, hostWrite, hostFetch)) { fault(Fault.Host, 1, tEnt.size, s.target) }
               .otherwise { hostDone(frame(tEnt.base, tEnt.size, gpn), tEnt.size, tEnt.perm) }
           }
           .otherwise {
-            when(pHit) { hpwc.foreach(_.touch(pWay)); hpwcHit := true.B; hitCache := 2.U; hitVmid := pEnt.vmid }
+            when(pHit) { hpwc.foreach(_.use(pWay, e)); hpwcHit := true.B; hitCache := 2.U; hitVmid := pEnt.vmid }
             val level = Mux(pHit, pEnt.level - 1.U, h.topLevel.U)
             val table = Mux(pHit, pEnt.table, hostRoot)
             n.hLevel := level; n.hPerm := Mux(pHit, pEnt.perm, allPerm)
@@ -305,12 +316,20 @@ class NestedWalker(val p: WalkerParams) extends Module {
     when(mWrite) { slot(m).memWrites := slot(m).memWrites + 1.U }.otherwise { slot(m).memReads := slot(m).memReads + 1.U }
   }
 
-  // ---- A/D lock: one read-modify-write of a leaf at a time ------------------------------------
-  private val lockHeld = RegInit(false.B)
-  private val lock = new RoundRobin(W)(state.map(_ === Lock))
-  when(!lockHeld && lock.valid) {
+  // ---- A/D locks: one read-modify-write of a leaf address at a time ---------------------------
+  // A slot holds the lock of its `pteAddr` from the grant to the end of its read-modify-write;
+  // a waiting slot is granted when no holder has its address (one grant a cycle, so two waiters
+  // of one address are never granted together).
+  private val holds = (0 until W).map { i =>
+    state(i) === ReadLocked || state(i) === WriteAd ||
+    (state(i) === MemWait && (slot(i).memKind === MemKind.Locked.U || slot(i).memKind === MemKind.Write.U))
+  }
+  private val lockFree = (0 until W).map { i =>
+    (0 until W).filter(_ != i).map(j => !(holds(j) && slot(j).pteAddr === slot(i).pteAddr)).foldLeft(true.B)(_ && _)
+  }
+  private val lock = new RoundRobin(W)((0 until W).map(i => state(i) === Lock && lockFree(i)))
+  when(lock.valid) {
     lock.granted()
-    lockHeld := true.B
     state(lock.index) := ReadLocked
   }
 
@@ -336,10 +355,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
         is(MemKind.HostEntry.U) { sl.pte := r.rdata; sl.memErr := r.error; state(i) := HostEntry }
         is(MemKind.GuestEntry.U) { sl.pte := r.rdata; sl.memErr := r.error; state(i) := GuestEntry }
         is(MemKind.Locked.U) {
-          when(r.error) { lockHeld := false.B; busFault() }
+          when(r.error) { busFault() }
             .otherwise {
               sl.leafD := sl.leafD || sl.adNeedD
-              when(hasA && (hasD || !sl.adNeedD)) { lockHeld := false.B; state(i) := resume }
+              when(hasA && (hasD || !sl.adNeedD)) { state(i) := resume }
                 .otherwise {
                   sl.adData := r.rdata | need
                   sl.dirtyOnWrite := sl.adHost && sl.adNeedD && !hasD
@@ -348,7 +367,6 @@ class NestedWalker(val p: WalkerParams) extends Module {
             }
         }
         is(MemKind.Write.U) {
-          lockHeld := false.B
           when(r.error) { busFault() }.otherwise { state(i) := Mux(sl.dirtyOnWrite, Dirty, resume) }
         }
       }
@@ -437,7 +455,9 @@ class NestedWalker(val p: WalkerParams) extends Module {
       d.slotBusy(i) := busy(i); d.slotId(i) := slot(i).id; d.slotReads(i) := slot(i).memReads
       d.slotWrites(i) := slot(i).memWrites; d.slotNoFill(i) := slot(i).noFill; d.slotMemWait(i) := state(i) === MemWait
     }
-    d.lockHeld := lockHeld
+    d.lockHeld := VecInit(holds)
+    d.slotPteAddr := VecInit(slot.map(_.pteAddr))
+    d.slotAdNeedD := VecInit(slot.map(_.adNeedD))
     def view[T <: Data](c: Option[AssocCache[T]], valid: Vec[Bool], vmid: Vec[UInt], vmidOf: T => UInt): Unit = c match {
       case Some(c) => valid := c.valid; vmid := VecInit(c.entries.map(vmidOf))
       case None    => valid := VecInit(Seq.fill(valid.size)(false.B)); vmid := VecInit(Seq.fill(vmid.size)(0.U))
@@ -464,5 +484,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     }
     d.engSlot := e
     d.fillCache := MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U))
+    val ways = Seq(GuestEntry -> gpwc, HostEntry -> hpwc, HostLeafDone -> ntlb).collect { case (k, Some(c)) => (st === k) -> c.fillWay }
+    d.fillWay := MuxCase(0.U, ways)
   }
 }

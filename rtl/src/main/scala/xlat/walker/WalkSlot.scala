@@ -25,7 +25,7 @@ object WalkState extends ChiselEnum {
       ReadHost,
       /** issue a read of the guest entry at `pteAddr` */
       ReadGuest,
-      /** wait for the A/D lock */
+      /** wait for the A/D lock of `pteAddr` */
       Lock,
       /** issue the locked re-read of the leaf at `pteAddr` */
       ReadLocked,

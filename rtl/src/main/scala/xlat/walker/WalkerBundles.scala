@@ -111,7 +111,11 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
   val slotWrites = Vec(p.walkers, UInt(8.W))
   val slotNoFill = Vec(p.walkers, Bool())
   val slotMemWait = Vec(p.walkers, Bool())
-  val lockHeld = Bool()
+  /** Per slot: it holds the A/D lock of its `slotPteAddr` (its read-modify-write is under way). */
+  val lockHeld = Vec(p.walkers, Bool())
+  val slotPteAddr = Vec(p.walkers, UInt(p.paBits.W))
+  /** Per slot: its A/D update sets D (a write). */
+  val slotAdNeedD = Vec(p.walkers, Bool())
   val gpwcValid = Vec(p.guestPwcEntries.max(1), Bool())
   val gpwcVmid = Vec(p.guestPwcEntries.max(1), UInt(p.vmidBits.W))
   val hpwcValid = Vec(p.hostPwcEntries.max(1), Bool())
@@ -148,4 +152,6 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
   val engSlot = UInt(p.slotBits.W)
   /** Which cache a fill this cycle (fillValid) writes: 1 guest PWC, 2 host PWC, 3 nested TLB. */
   val fillCache = UInt(2.W)
+  /** The entry of that cache the fill writes (a free one, the victim, or the entry holding its key). */
+  val fillWay = UInt(6.W)
 }
