@@ -41,7 +41,7 @@ class MatchRule(p: BabelFishParams) {
     val outOfRange = if ((1 << p.pcIdxBits) > p.pcBits) r.pcIdx >= p.pcBits.U else false.B
     val s = Wire(new PcSelect(p))
     s.force := r.pcIdxValid && outOfRange
-    s.sel := Mux(r.pcIdxValid && !outOfRange, UIntToOH(r.pcIdx, p.pcBits), 0.U)
+    s.sel := VecInit((0 until p.pcBits).map(i => r.pcIdxValid && r.pcIdx === i.U)).asUInt
     s
   }
 
