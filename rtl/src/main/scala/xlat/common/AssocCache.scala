@@ -56,6 +56,8 @@ class AssocCache[T <: Data](gen: T, val n: Int, ownerBits: Int) {
   private val free = validR.map(!_)
   private val victim = repl.victim(0.U)
   private val way = Mux(free.reduce(_ || _), PriorityEncoder(free), victim)
+  /** The entry a fill in this cycle writes, one-hot (for a pipelined caller's bypass). */
+  def fillWayOH: Seq[Bool] = (0 until n).map(way === _.U)
   store.io.read.valid := false.B
   store.io.read.bits := 0.U
   store.io.write.valid := fillEn

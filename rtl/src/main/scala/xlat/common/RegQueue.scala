@@ -9,13 +9,17 @@ import chisel3.util._
   * small `Mem` into a separate memory module with an unused read clock, which lint rejects, and
   * the queues of the library are a few entries deep.
   */
-class RegQueue[T <: Data](gen: T, depth: Int) extends Module {
+class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false) extends Module {
   require(depth >= 1, s"RegQueue depth must be >= 1, got $depth")
   private val ptrBits = log2Ceil(depth).max(1)
   val io = IO(new Bundle {
     val enq = Flipped(Decoupled(gen))
     val deq = Decoupled(gen)
     val count = Output(UInt(log2Ceil(depth + 1).W))
+    /** With `peekSecond`: the entry behind the head (what `deq` shows after a dequeue), for a
+      * consumer that precomputes its next cycle.
+      */
+    val second = Option.when(peekSecond)(Output(Valid(gen)))
   })
   private val data = Reg(Vec(depth, gen))
   private val head = RegInit(0.U(ptrBits.W))
@@ -27,6 +31,7 @@ class RegQueue[T <: Data](gen: T, depth: Int) extends Module {
   io.deq.valid := count =/= 0.U
   io.deq.bits := data(head)
   io.count := count
+  io.second.foreach { s => s.valid := count >= 2.U; s.bits := (if (depth == 1) data(0) else data(next(head))) }
   when(io.enq.fire) { data(tail) := io.enq.bits; tail := next(tail) }
   when(io.deq.fire) { head := next(head) }
   count := count + io.enq.fire.asUInt - io.deq.fire.asUInt

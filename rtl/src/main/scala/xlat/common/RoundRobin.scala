@@ -18,6 +18,10 @@ class RoundRobin(n: Int) {
   private val grant = WireDefault(false.B)
   val valid: Bool = Wire(Bool())
   val index: UInt = Wire(UInt(bits.W))
+  /** The same choice one-hot, computed beside `index` (not decoded from it): a caller that
+    * multiplexes wide data by the choice (AND-OR) starts from here, a few logic levels earlier.
+    */
+  val oneHot: Vec[Bool] = Wire(Vec(n, Bool()))
 
   /** Connect the requests; call `granted()` in the cycles the choice is used. */
   def apply(req: Seq[Bool]): RoundRobin = {
@@ -27,7 +31,10 @@ class RoundRobin(n: Int) {
     val after = VecInit((0 until n).map(i => req(i) && i.U > last))
     val fresh = Mux(after.asUInt.orR, PriorityEncoder(after), PriorityEncoder(any))
     valid := any.asUInt.orR
-    index := Mux(heldValid && any(heldIndex), heldIndex, fresh)
+    val keep = heldValid && any(heldIndex)
+    index := Mux(keep, heldIndex, fresh)
+    val freshOH = Mux(after.asUInt.orR, PriorityEncoderOH(after.asUInt), PriorityEncoderOH(any.asUInt))
+    oneHot := VecInit((0 until n).map(i => Mux(keep, heldIndex === i.U, freshOH(i) && any(i))))
     heldValid := valid && !grant
     heldIndex := index
     this
