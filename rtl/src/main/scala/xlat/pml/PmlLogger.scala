@@ -165,7 +165,7 @@ class PmlLogger(val p: PmlParams) extends Module {
       val sameKey = dec.bits.ctx === ek && dec.bits.ev.gpa === ev.gpa
       matched.zip(forgot).zip(filling).map { case ((m, f), fl) => Mux(fl, sameKey, m && !f) }
     }
-    val (h, _, way) = c.first(Stage.carry(VecInit(hits), acc, timing.hitReg))
+    val (h, _, way) = c.first(Stage.carry(VecInit(hits), timing.hitReg))
     dedupHit := h
     // Only events the logger would log use the filter: an ignored event leaves it untouched.
     when(dec.valid && !dec.bits.ignore && h) { c.touch(way) }
