@@ -802,7 +802,7 @@ module pml_logger_fv (
     inc = &x ? x : x + 1'b1;
   endfunction
 
-  (* keep *) wire pk_rr_last, pk_rr_heldValid, pk_rr_heldIndex;   // the write scheduler
+  (* keep *) wire pk_rr_last;   // the write scheduler's last grant
 
   // ---- fairness
   reg          p_csrW;
@@ -886,10 +886,9 @@ module pml_logger_fv (
   // ---- the load path: can a write be loaded this cycle, which context is picked
   wire all_busy = k_tagBusy[0] && k_tagBusy[1] && k_tagBusy[2] && k_tagBusy[3];
   wire canLoad  = (!mem_req_valid || mem_req_ready) && !all_busy && !csrW;
-  // RoundRobin (rtl xlat.common.RoundRobin): a kept choice first, else the first after `last`
+  // RoundRobin without hold (rtl xlat.common.RoundRobin, hold = false): the first after `last`
   // over the registered candidates (I5: a candidate is a loadable part)
-  wire fresh = (k_candV[1] && !pk_rr_last) || !k_candV[0];
-  wire pick  = (pk_rr_heldValid && k_candV[pk_rr_heldIndex]) ? pk_rr_heldIndex : fresh;
+  wire pick  = (k_candV[1] && !pk_rr_last) || !k_candV[0];
   wire load  = canLoad && (k_candV[0] || k_candV[1]);
   reg  p_load, p_pick;
   always @(posedge clock) begin p_load <= load; p_pick <= pick; end

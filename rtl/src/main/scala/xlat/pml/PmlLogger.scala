@@ -65,6 +65,12 @@ class PmlLogger(val p: PmlParams) extends Module {
   // entries is a power of 2: "index < entries" is "no bit at or above log2(entries)", a wide
   // NOR rather than a carry-chain compare (it feeds the scheduler's pick).
   private def inRange(i: UInt): Bool = i(15, log2Ceil(p.entries)) === 0.U
+  /** x < n for a constant n; with n a power of 2 the NOR of the bits at or above log2(n) (a
+    * compare with a constant otherwise becomes a carry chain on the ECP5, in the CSR and input
+    * decode).
+    */
+  private def below(x: UInt, n: Int): Bool =
+    if (!isPow2(n)) x < n.U else if (log2Ceil(n) >= x.getWidth) true.B else x(x.getWidth - 1, log2Ceil(n)) === 0.U
   /** inRange(i - 1) without the subtraction: i in 1 .. entries. */
   private def inRangeAfterDecrement(i: UInt): Bool = {
     val lowBits = log2Ceil(p.entries)
@@ -77,7 +83,7 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val cctx = creq.addr >> log2Ceil(PmlRegs.stride)
   private val coff = creq.addr(log2Ceil(PmlRegs.stride) - 1, 0)
   private val ci = cctx(p.ctxBits - 1, 0)
-  private val known = cctx < C.U && creq.addr(2, 0) === 0.U
+  private val known = below(cctx, C) && creq.addr(2, 0) === 0.U
   private def at(name: String): Bool = known && coff === off(name).U
   private val exists = regs.map(r => at(r.name)).reduce(_ || _)
   private val csrBad = !exists || (creq.write && at("STATUS"))
@@ -125,7 +131,7 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val ev = io.dirty.bits
   private val ectx = ev.vmid
   private val ek = ectx(p.ctxBits - 1, 0)
-  private val ctxKnown = if (p.vmidBits > p.ctxBits || (1 << p.ctxBits) > C) ectx < C.U else true.B
+  private val ctxKnown = below(ectx, C)
   private val wantPml = ctxKnown && ctrlPml(ek)
   private val wantGuest = ctxKnown && ctrlEpml(ek) && ev.asid === trackAsid(ek)
   private val ignore = !(wantPml || wantGuest)
@@ -218,7 +224,7 @@ class PmlLogger(val p: PmlParams) extends Module {
   // not loadable; it is absent only in the cycle an event reaches the head of an empty queue
   // (docs/pml-logger.md, "Pipeline timing").
   private val candValid, candGuest = falses(C)
-  private val pick = new RoundRobin(C)(candValid)
+  private val pick = new RoundRobin(C, hold = false)(candValid)
   private val pc = pick.index
   // The picked context's part, one-hot over (context, buffer). The output register's fields are
   // AND-OR multiplexed by it, straight from the pick.
