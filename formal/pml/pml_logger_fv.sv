@@ -95,6 +95,9 @@
 //   I3  tracked event: its slot (head + pos) holds its data and parts; pos < count; no write
 //       attributed while pos > 0; at the head, pmlDone (guestDone) = written or dropped
 //   I4  pending exit / interrupt flags = the shadow's raised-undelivered flags, held vectors
+//   I5  the scheduler's candidate (a register per context, docs/pml-logger.md "Pipeline
+//       timing"): when present, its part is loadable (owed, enabled, index in range) and a guest
+//       candidate only while the PML part is not
 // Liveness (pml_live, `define LIVE): fairness assumptions F0-F7 and bounded-response properties
 // L1-L4, see the LIVE section below.
 // Covers (cover tasks, end of file).
@@ -232,6 +235,7 @@ module pml_logger_fv (
   (* keep *) wire          pk_q0_d0_pml, pk_q0_d1_pml, pk_q1_d0_pml, pk_q1_d1_pml;
   (* keep *) wire          pk_q0_d0_guest, pk_q0_d1_guest, pk_q1_d0_guest, pk_q1_d1_guest;
   (* keep *) wire          pk_pmlDone_0, pk_pmlDone_1, pk_guestDone_0, pk_guestDone_1;
+  (* keep *) wire          pk_candValid_0, pk_candValid_1, pk_candGuest_0, pk_candGuest_1;
   (* keep *) wire          pk_ctrlPml_0, pk_ctrlPml_1, pk_ctrlEpml_0, pk_ctrlEpml_1;
   (* keep *) wire [AS-1:0] pk_trackAsid_0, pk_trackAsid_1;
   (* keep *) wire [IV-1:0] pk_irqVector_0, pk_irqVector_1, pk_irqVectorHeld_0, pk_irqVectorHeld_1;
@@ -261,6 +265,8 @@ module pml_logger_fv (
   assign q_guest[0] = pk_q0_d0_guest;  assign q_guest[1] = pk_q0_d1_guest;
   assign q_guest[2] = pk_q1_d0_guest;  assign q_guest[3] = pk_q1_d1_guest;
   wire          k_pmlDone [0:C-1];     assign k_pmlDone[0] = pk_pmlDone_0;     assign k_pmlDone[1] = pk_pmlDone_1;
+  wire          k_candV [0:C-1];       assign k_candV[0] = pk_candValid_0;     assign k_candV[1] = pk_candValid_1;
+  wire          k_candG [0:C-1];       assign k_candG[0] = pk_candGuest_0;     assign k_candG[1] = pk_candGuest_1;
   wire          k_guestDone [0:C-1];   assign k_guestDone[0] = pk_guestDone_0; assign k_guestDone[1] = pk_guestDone_1;
   wire          k_ctrlPml [0:C-1];     assign k_ctrlPml[0] = pk_ctrlPml_0;     assign k_ctrlPml[1] = pk_ctrlPml_1;
   wire          k_ctrlEpml [0:C-1];    assign k_ctrlEpml[0] = pk_ctrlEpml_0;   assign k_ctrlEpml[1] = pk_ctrlEpml_1;
@@ -699,6 +705,9 @@ module pml_logger_fv (
         if (k_guestDone[gc]) `SAFE (cnt[gc] != 0 && h_guest[gc] && h_pml[gc] && !k_pmlDone[gc]);
         if (cnt[gc] != 0) `SAFE (h_pml[gc] || h_guest[gc]);
         if (cnt[gc] == 2) `SAFE (n_pml[gc] || n_guest[gc]);
+        // ---- I5 the scheduler's registered candidate is exact or absent: a candidate part is
+        // loadable now, and a guest candidate only while the PML part is not
+        if (k_candV[gc]) `SAFE (rdy[gc] && k_candG[gc] == !pReady[gc]);
       end
     end
     for (gc = 0; gc < NT; gc = gc + 1) begin : g_tag_props
@@ -783,7 +792,7 @@ module pml_logger_fv (
   localparam KM = 2, KR = 3, KX = 2, KS = 16;
   localparam XB = 2 * KX + 2;
   localparam BL = (KM > KR ? KM : KR) + 2;
-  localparam BR = 2 * BL + 1;
+  localparam BR = 2 * BL + 3;
   localparam KA = XB + KS + 6;             // oor phase before the fire that made the index due
   localparam BO = KS + 1 + KA;
   localparam BP = BO + BR + 1;             // a PML part
@@ -793,7 +802,7 @@ module pml_logger_fv (
     inc = &x ? x : x + 1'b1;
   endfunction
 
-  (* keep *) wire pk_rr_last, pk_rr_heldValid, pk_rr_heldIndex;   // the write scheduler
+  (* keep *) wire pk_rr_last;   // the write scheduler's last grant
 
   // ---- fairness
   reg          p_csrW;
@@ -877,10 +886,10 @@ module pml_logger_fv (
   // ---- the load path: can a write be loaded this cycle, which context is picked
   wire all_busy = k_tagBusy[0] && k_tagBusy[1] && k_tagBusy[2] && k_tagBusy[3];
   wire canLoad  = (!mem_req_valid || mem_req_ready) && !all_busy && !csrW;
-  // RoundRobin (rtl xlat.common.RoundRobin): a kept choice first, else the first after `last`
-  wire fresh = (rdy[1] && !pk_rr_last) || !rdy[0];
-  wire pick  = (pk_rr_heldValid && rdy[pk_rr_heldIndex]) ? pk_rr_heldIndex : fresh;
-  wire load  = canLoad && (rdy[0] || rdy[1]);
+  // RoundRobin without hold (rtl xlat.common.RoundRobin, hold = false): the first after `last`
+  // over the registered candidates (I5: a candidate is a loadable part)
+  wire pick  = (k_candV[1] && !pk_rr_last) || !k_candV[0];
+  wire load  = canLoad && (k_candV[0] || k_candV[1]);
   reg  p_load, p_pick;
   always @(posedge clock) begin p_load <= load; p_pick <= pick; end
   // the model of the scheduler matches the RTL (checks the pk_rr_* names too)
@@ -892,6 +901,7 @@ module pml_logger_fv (
   // ---- counters
   reg [CW-1:0] cl;                         // cycles in a row the load path was blocked
   reg [CW-1:0] wr [0:C-1];                 // cycles in a row c had a loadable part, no load
+  reg [CW-1:0] lg [0:C-1];                 // cycles in a row c's part was loadable, no candidate yet
   reg [CW-1:0] xa [0:C-1];                 // cycles an exit has been raised and undelivered
   reg [CW-1:0] ga [0:C-1];
   reg [CW-1:0] oa [0:C-1];                 // cycles in a row needX
@@ -906,6 +916,7 @@ module pml_logger_fv (
     cl <= canLoad ? 0 : inc(cl);
     for (i5 = 0; i5 < C; i5 = i5 + 1) begin
       wr[i5] <= (rdy[i5] && !(load && pick == i5)) ? inc(wr[i5]) : 0;
+      lg[i5] <= (rdy[i5] && !k_candV[i5]) ? inc(lg[i5]) : 0;
       xa[i5] <= (xo[i5] && !(exit_fire && exit_bits_vmid == i5)) ? inc(xa[i5]) : 0;
       ga[i5] <= (go[i5] && !(irq_fire && guestIrq_bits_vmid == i5)) ? inc(ga[i5]) : 0;
       oa[i5] <= needX[i5] ? inc(oa[i5]) : 0;
@@ -919,7 +930,7 @@ module pml_logger_fv (
     if (reset) begin
       cl <= 0; tk_age <= 0; st <= 0;
       for (i5 = 0; i5 < C; i5 = i5 + 1) begin
-        wr[i5] <= 0; xa[i5] <= 0; ga[i5] <= 0; oa[i5] <= 0; og[i5] <= 0; nf[i5] <= 0; ng[i5] <= 0; ha[i5] <= 0;
+        wr[i5] <= 0; lg[i5] <= 0; xa[i5] <= 0; ga[i5] <= 0; oa[i5] <= 0; og[i5] <= 0; nf[i5] <= 0; ng[i5] <= 0; ha[i5] <= 0;
       end
     end
   end
@@ -941,8 +952,11 @@ module pml_logger_fv (
     for (gc = 0; gc < C; gc = gc + 1) begin : g_live
       always @* if (f_past_valid) begin
         // L2
-        if (rdy[gc] && pick != gc) assert (wr[gc] <= cl);
-        if (rdy[gc] && pick == gc) assert (wr[gc] <= cl + BL + 1);
+        // the candidate lags only an event that reaches the head of an empty queue, by one cycle
+        assert (lg[gc] <= 1);
+        if (lg[gc] != 0) assert (wr[gc] <= 1);
+        if (rdy[gc] && pick != gc) assert (wr[gc] <= cl + 2);
+        if (rdy[gc] && pick == gc) assert (wr[gc] <= cl + BL + 3);
         assert (wr[gc] <= BR);
         // L1 exits / interrupts (the offered one keeps its vmid while stalled: T)
         if (xo[gc] && !(exit_valid && exit_bits_vmid == gc)) assert (xa[gc] <= xs + 1);
@@ -1063,16 +1077,25 @@ module pml_logger_fv (
   //   D1  an event dropped by the filter (perf_deduped counts)
   //   D2  page K of context KC: logged, then an event for it deduped, then software writes KC's
   //       PML_INDEX (the filter forgets KC's pages), then K logged again
+  //   D3  the filter's bypass (docs/pml-logger.md "Pipeline timing"): two events for (KC, K)
+  //       accepted in consecutive cycles, the first missing the filter (its fill lands while the
+  //       second is matched), and the second deduped
+  // The filter decides an event the cycle after its acceptance and counts perf_deduped then,
+  // so the count of an event accepted at t shows at t+2.
   (* anyconst *) reg [GB-1:0] k_gpa;
   (* anyconst *) reg [CB-1:0] k_ctx;
   reg [31:0] p_deduped;
-  reg        p_accK;                 // previous cycle: an event for (KC, K) was accepted
+  reg        p_accK, pp_accK;        // an event for (KC, K) was accepted 1 / 2 cycles ago
+  reg        pp_accKK;               // ... 2 cycles ago, and also 3 cycles ago
   reg [1:0]  dd_phase;
+  wire accK = acc && e_known && e_c == k_ctx && dirty_bits_gpa == k_gpa;
   wire ldK = ld_vis && d_outCtx == k_ctx && !d_outGuest && mem_req_bits_wdata == {{(64-PA){1'b0}}, k_gpa, 12'd0};
-  wire dedupK = f_ok && p_accK && perf_deduped != p_deduped;
+  wire dedupK = f_ok && pp_accK && perf_deduped != p_deduped;
   always @(posedge clock) begin
     p_deduped <= perf_deduped;
-    p_accK <= acc && e_known && e_c == k_ctx && dirty_bits_gpa == k_gpa;
+    p_accK <= accK;
+    pp_accK <= p_accK;
+    pp_accKK <= p_accK && pp_accK;
     if (reset) dd_phase <= 2'd0;
     else case (dd_phase)
       2'd0: if (ldK) dd_phase <= 2'd1;
@@ -1084,6 +1107,7 @@ module pml_logger_fv (
   always @* if (f_ok) begin
     cover (perf_deduped != p_deduped);                  // D1
     cover (dd_phase == 2'd3 && ldK);                    // D2
+    cover (pp_accKK && dedupK && perf_deduped == p_deduped + 1 && perf_deduped == 32'd1); // D3
   end
 `endif
 

@@ -226,6 +226,23 @@ async def test_many_contexts_interleaved(dut):
     await env.finish()
 
 
+def burst_start_stalls(p) -> int:
+    """Input stall cycles allowed when a burst of one event a cycle starts on an idle context
+    (docs/pml-logger.md "Pipeline timing"): the first event's scheduler candidate comes a cycle
+    after it reaches the head, so with queueDepth 2 the context's own queue is full for up to
+    two cycles (the env checks that each such stall is on a full queue); deeper queues absorb
+    it."""
+    return 2 if p.queueDepth == 2 else 0
+
+
+def depth1_cycles_per_event(p) -> int:
+    """Cycles per event of one context with queueDepth 1 (docs/pml-logger.md "Pipeline
+    timing"): the queue takes the next event only after its head left: acceptance, the
+    candidate a cycle after the event reaches the head, the load (and with the filter the
+    decide stage before the queue, whose slot is reserved at acceptance)."""
+    return 4 if p.dedupEntries > 0 else 3
+
+
 @cocotb.test()
 async def test_no_head_of_line_blocking(dut):
     """Context A's buffer is full and its queue holds queueDepth events: events for other
@@ -260,15 +277,15 @@ async def test_no_head_of_line_blocking(dut):
                               not env.model.ctx[B].queue, 5000, "B's events to be logged")
     span = env.write_cycles[-1] - env.write_cycles[0] + 1
     expect(len(env.write_cycles) == nb, f"{len(env.write_cycles)} writes for {nb} B events")
-    # (2 ids: about 2 writes per 3 cycles; queueDepth 1: the queue takes no event in the
-    # cycle its head leaves, one event per 2 cycles for one context)
+    # (2 ids: about 2 writes per 3 cycles; queueDepth 1: the queue takes no event before
+    # its head left, see depth1_cycles_per_event)
     limit = nb + 2 if (1 << p.idBits) >= 4 else 3 * nb // (1 << p.idBits) + 2
     if p.queueDepth == 1:
-        limit = max(limit, 2 * nb + 2)
+        limit = max(limit, depth1_cycles_per_event(p) * nb + 2)
     expect(span <= limit, f"B's {nb} writes took {span} cycles while A was full "
                           f"(head-of-line blocking?)")
     if p.queueDepth >= 2 and (1 << p.idBits) >= 4:     # else B's own queue fills (checked
-        expect(env.stalls == 0, f"dirty stalled {env.stalls} cycles on B's events")  # by env)
+        expect(env.stalls <= burst_start_stalls(p), f"dirty stalled {env.stalls} cycles on B's events")  # by env)
     # now an event for A blocks the input (and B's event behind it)
     env.event(A, 0x99)
     env.event(B, 0x199)

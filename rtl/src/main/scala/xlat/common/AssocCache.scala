@@ -123,6 +123,8 @@ class AssocCache[T <: Data](
   private val evicting = !dup.asUInt.orR && !free.reduce(_ || _)
   /** The entry a fill this cycle writes (for proofs and counters). */
   val fillWay: UInt = way
+  /** The entry a fill in this cycle writes, one-hot (for a pipelined caller's bypass). */
+  def fillWayOH: Seq[Bool] = (0 until n).map(way === _.U)
   store.io.read.valid := false.B
   store.io.read.bits := 0.U
   store.io.write.valid := fillEn

@@ -8,14 +8,25 @@ import chisel3.util._
   * Unlike chisel3.util.Queue it keeps its entries in registers, not a memory: firtool turns a
   * small `Mem` into a separate memory module with an unused read clock, which lint rejects, and
   * the queues of the library are a few entries deep.
+  *
+  * ==Timing==
+  * The free slot at the tail is written every cycle the queue is not full, whether or not
+  * `enq` fires; only the pointers and the count follow `enq.fire`. The slot beyond the count is
+  * never read, and the data registers' write enable then depends on the queue's own state
+  * only, not on the producer's decision (a wide, high-fan-out enable otherwise at the end of
+  * the producer's logic).
   */
-class RegQueue[T <: Data](gen: T, depth: Int) extends Module {
+class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false) extends Module {
   require(depth >= 1, s"RegQueue depth must be >= 1, got $depth")
   private val ptrBits = log2Ceil(depth).max(1)
   val io = IO(new Bundle {
     val enq = Flipped(Decoupled(gen))
     val deq = Decoupled(gen)
     val count = Output(UInt(log2Ceil(depth + 1).W))
+    /** With `peekSecond`: the entry behind the head (what `deq` shows after a dequeue), for a
+      * consumer that precomputes its next cycle.
+      */
+    val second = Option.when(peekSecond)(Output(Valid(gen)))
   })
   private val data = Reg(Vec(depth, gen))
   private val head = RegInit(0.U(ptrBits.W))
@@ -27,7 +38,9 @@ class RegQueue[T <: Data](gen: T, depth: Int) extends Module {
   io.deq.valid := count =/= 0.U
   io.deq.bits := data(head)
   io.count := count
-  when(io.enq.fire) { data(tail) := io.enq.bits; tail := next(tail) }
+  io.second.foreach { s => s.valid := count >= 2.U; s.bits := (if (depth == 1) data(0) else data(next(head))) }
+  when(count =/= depth.U) { data(tail) := io.enq.bits }
+  when(io.enq.fire) { tail := next(tail) }
   when(io.deq.fire) { head := next(head) }
   count := count + io.enq.fire.asUInt - io.deq.fire.asUInt
 }

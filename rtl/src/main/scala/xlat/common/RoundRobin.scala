@@ -7,17 +7,22 @@ import chisel3.util._
   * Walk slots and contexts compete for step engines, memory ports and output channels; round
   * robin keeps one busy requester from starving the others.
   *
-  * A choice that was not granted is kept while its requester still asks, so an output channel
-  * driven by the choice holds its valid and bits until `ready` (the library's channel rule).
+  * With `hold` (the default) a choice that was not granted is kept while its requester still
+  * asks, so an output channel driven by the choice holds its valid and bits until `ready` (the
+  * library's channel rule). Without it every cycle chooses afresh from `last`: for a choice that
+  * only loads a register (it drives no channel), two logic levels shorter; still fair, since
+  * `last` moves only on a grant.
   */
-class RoundRobin(n: Int) {
+class RoundRobin(n: Int, hold: Boolean = true) {
   private val bits = log2Ceil(n).max(1)
   private val last = RegInit((n - 1).U(bits.W))
-  private val heldValid = RegInit(false.B)
-  private val heldIndex = RegInit(0.U(bits.W))
   private val grant = WireDefault(false.B)
   val valid: Bool = Wire(Bool())
   val index: UInt = Wire(UInt(bits.W))
+  /** The same choice one-hot, computed beside `index` (not decoded from it): a caller that
+    * multiplexes wide data by the choice (AND-OR) starts from here, a few logic levels earlier.
+    */
+  val oneHot: Vec[Bool] = Wire(Vec(n, Bool()))
 
   /** Connect the requests; call `granted()` in the cycles the choice is used. */
   def apply(req: Seq[Bool]): RoundRobin = {
@@ -26,10 +31,20 @@ class RoundRobin(n: Int) {
     // Order: last+1 .. n-1, then 0 .. last.
     val after = VecInit((0 until n).map(i => req(i) && i.U > last))
     val fresh = Mux(after.asUInt.orR, PriorityEncoder(after), PriorityEncoder(any))
+    val freshOH = Mux(after.asUInt.orR, PriorityEncoderOH(after.asUInt), PriorityEncoderOH(any.asUInt))
     valid := any.asUInt.orR
-    index := Mux(heldValid && any(heldIndex), heldIndex, fresh)
-    heldValid := valid && !grant
-    heldIndex := index
+    if (!hold) {
+      index := fresh
+      oneHot := VecInit((0 until n).map(i => freshOH(i) && any(i)))
+    } else {
+      val heldValid = RegInit(false.B)
+      val heldIndex = RegInit(0.U(bits.W))
+      val keep = heldValid && any(heldIndex)
+      index := Mux(keep, heldIndex, fresh)
+      oneHot := VecInit((0 until n).map(i => Mux(keep, heldIndex === i.U, freshOH(i) && any(i))))
+      heldValid := valid && !grant
+      heldIndex := index
+    }
     this
   }
 
