@@ -232,8 +232,10 @@ module pml_logger_fv (
   (* keep *) wire          pk_q0_deqValid, pk_q1_deqValid, pk_q0_deqReady, pk_q1_deqReady;
   (* keep *) wire [GB-1:0] pk_q0_d0_gpa, pk_q0_d1_gpa, pk_q1_d0_gpa, pk_q1_d1_gpa;
   (* keep *) wire [VB-1:0] pk_q0_d0_gva, pk_q0_d1_gva, pk_q1_d0_gva, pk_q1_d1_gva;
-  (* keep *) wire          pk_q0_d0_pml, pk_q0_d1_pml, pk_q1_d0_pml, pk_q1_d1_pml;
-  (* keep *) wire          pk_q0_d0_guest, pk_q0_d1_guest, pk_q1_d0_guest, pk_q1_d1_guest;
+  // the parts of the queued events live in PmlLogger's shift registers partPml / partGuest
+  // (entry 0 the head, entry 1 the second), not in the queue: slot s is entry s ^ head
+  (* keep *) wire          pk_q0_s0_pml, pk_q0_s1_pml, pk_q1_s0_pml, pk_q1_s1_pml;
+  (* keep *) wire          pk_q0_s0_guest, pk_q0_s1_guest, pk_q1_s0_guest, pk_q1_s1_guest;
   (* keep *) wire          pk_pmlDone_0, pk_pmlDone_1, pk_guestDone_0, pk_guestDone_1;
   (* keep *) wire          pk_candValid_0, pk_candValid_1, pk_candGuest_0, pk_candGuest_1;
   (* keep *) wire          pk_ctrlPml_0, pk_ctrlPml_1, pk_ctrlEpml_0, pk_ctrlEpml_1;
@@ -260,10 +262,14 @@ module pml_logger_fv (
   assign q_gpa[2] = pk_q1_d0_gpa;  assign q_gpa[3] = pk_q1_d1_gpa;
   assign q_gva[0] = pk_q0_d0_gva;  assign q_gva[1] = pk_q0_d1_gva;
   assign q_gva[2] = pk_q1_d0_gva;  assign q_gva[3] = pk_q1_d1_gva;
-  assign q_pml[0] = pk_q0_d0_pml;  assign q_pml[1] = pk_q0_d1_pml;
-  assign q_pml[2] = pk_q1_d0_pml;  assign q_pml[3] = pk_q1_d1_pml;
-  assign q_guest[0] = pk_q0_d0_guest;  assign q_guest[1] = pk_q0_d1_guest;
-  assign q_guest[2] = pk_q1_d0_guest;  assign q_guest[3] = pk_q1_d1_guest;
+  assign q_pml[0] = q_head[0] ? pk_q0_s1_pml : pk_q0_s0_pml;
+  assign q_pml[1] = q_head[0] ? pk_q0_s0_pml : pk_q0_s1_pml;
+  assign q_pml[2] = q_head[1] ? pk_q1_s1_pml : pk_q1_s0_pml;
+  assign q_pml[3] = q_head[1] ? pk_q1_s0_pml : pk_q1_s1_pml;
+  assign q_guest[0] = q_head[0] ? pk_q0_s1_guest : pk_q0_s0_guest;
+  assign q_guest[1] = q_head[0] ? pk_q0_s0_guest : pk_q0_s1_guest;
+  assign q_guest[2] = q_head[1] ? pk_q1_s1_guest : pk_q1_s0_guest;
+  assign q_guest[3] = q_head[1] ? pk_q1_s0_guest : pk_q1_s1_guest;
   wire          k_pmlDone [0:C-1];     assign k_pmlDone[0] = pk_pmlDone_0;     assign k_pmlDone[1] = pk_pmlDone_1;
   wire          k_candV [0:C-1];       assign k_candV[0] = pk_candValid_0;     assign k_candV[1] = pk_candValid_1;
   wire          k_candG [0:C-1];       assign k_candG[0] = pk_candGuest_0;     assign k_candG[1] = pk_candGuest_1;
@@ -802,7 +808,7 @@ module pml_logger_fv (
     inc = &x ? x : x + 1'b1;
   endfunction
 
-  (* keep *) wire pk_rr_last;   // the write scheduler's last grant
+  (* keep *) wire pk_rr_after1; // the write scheduler's last grant as RoundRobin keeps it: context 1 comes after it (last = 0)
 
   // ---- fairness
   reg          p_csrW;
@@ -888,7 +894,7 @@ module pml_logger_fv (
   wire canLoad  = (!mem_req_valid || mem_req_ready) && !all_busy && !csrW;
   // RoundRobin without hold (rtl xlat.common.RoundRobin, hold = false): the first after `last`
   // over the registered candidates (I5: a candidate is a loadable part)
-  wire pick  = (k_candV[1] && !pk_rr_last) || !k_candV[0];
+  wire pick  = (k_candV[1] && pk_rr_after1) || !k_candV[0];
   wire load  = canLoad && (k_candV[0] || k_candV[1]);
   reg  p_load, p_pick;
   always @(posedge clock) begin p_load <= load; p_pick <= pick; end

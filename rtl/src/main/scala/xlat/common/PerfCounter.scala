@@ -1,6 +1,7 @@
 package xlat.common
 
 import chisel3._
+import chisel3.util.PopCount
 import scala.collection.immutable.SeqMap
 
 /** A `perf_<name>` event counter: resets to 0 and saturates at all ones, so a long run never
@@ -14,6 +15,18 @@ object PerfCounter {
   val width = 32
 
   def apply(event: Bool, width: Int = width): UInt = add(event.asUInt, width)
+
+  /** A counter of several events a cycle, advancing by how many of `events` are set. The events
+    * themselves are registered and counted after the register, so the population count is not
+    * in the cone of the logic that decides them either (`add` registers the sum instead).
+    */
+  def count(events: Seq[Bool], width: Int = width): UInt = {
+    val r = RegNext(VecInit(events), VecInit(Seq.fill(events.size)(false.B)))
+    val count = RegInit(0.U(width.W))
+    val next = count +& PopCount(r)
+    count := Mux(next(width), ((BigInt(1) << width) - 1).U(width.W), next(width - 1, 0))
+    count
+  }
 
   /** A counter that may advance by more than one a cycle (several events at once).
     *

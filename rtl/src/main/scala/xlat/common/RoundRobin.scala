@@ -11,11 +11,16 @@ import chisel3.util._
   * asks, so an output channel driven by the choice holds its valid and bits until `ready` (the
   * library's channel rule). Without it every cycle chooses afresh from `last`: for a choice that
   * only loads a register (it drives no channel), two logic levels shorter; still fair, since
-  * `last` moves only on a grant.
+  * `last` moves only on a grant. Without `hold`, `last` is kept as a thermometer (`after(j)`:
+  * j > last) and each requester's grant is one OR of the requesters ahead of it (those after
+  * `last` first, then from 0), with no comparator, priority encoder or final multiplexer
+  * between the requests and the one-hot choice; the same choice as with the binary `last`.
   */
 class RoundRobin(n: Int, hold: Boolean = true) {
   private val bits = log2Ceil(n).max(1)
   private val last = RegInit((n - 1).U(bits.W))
+  /** Without hold: `last` as a thermometer, after(j) = j > last (reset: last = n - 1, none). */
+  private val afterLast = if (hold) None else Some(RegInit(VecInit(Seq.fill(n)(false.B))))
   private val grant = WireDefault(false.B)
   val valid: Bool = Wire(Bool())
   val index: UInt = Wire(UInt(bits.W))
@@ -34,8 +39,18 @@ class RoundRobin(n: Int, hold: Boolean = true) {
     val freshOH = Mux(after.asUInt.orR, PriorityEncoderOH(after.asUInt), PriorityEncoderOH(any.asUInt))
     valid := any.asUInt.orR
     if (!hold) {
-      index := fresh
-      oneHot := VecInit((0 until n).map(i => freshOH(i) && any(i)))
+      val hi = afterLast.get
+      // Requester i is ahead of requester j when i is after last and j is not, or both are on the
+      // same side and i < j (hi is a thermometer: hi(j) for j < i implies hi(i)).
+      val oh = (0 until n).map { i =>
+        val lowerHi = (0 until i).map(j => req(j) && hi(j))
+        val lower = (0 until i).map(j => req(j))
+        val upperHi = (i + 1 until n).map(j => req(j) && hi(j))
+        def or(x: Seq[Bool]): Bool = if (x.isEmpty) false.B else x.reduce(_ || _)
+        req(i) && !Mux(hi(i), or(lowerHi), or(upperHi) || or(lower))
+      }
+      oneHot := VecInit(oh)
+      index := OHToUInt(oh)
     } else {
       val heldValid = RegInit(false.B)
       val heldIndex = RegInit(0.U(bits.W))
@@ -48,5 +63,9 @@ class RoundRobin(n: Int, hold: Boolean = true) {
     this
   }
 
-  def granted(): Unit = { grant := true.B; last := index }
+  def granted(): Unit = {
+    grant := true.B
+    last := index
+    afterLast.foreach(hi => for (j <- 0 until n) hi(j) := (0 until j).map(oneHot(_)).foldLeft(false.B)(_ || _))
+  }
 }

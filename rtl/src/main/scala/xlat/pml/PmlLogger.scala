@@ -17,7 +17,10 @@ import xlat.common._
   * ==Pipeline==
   * Both wide decisions start from registers (docs/pml-logger.md, "Pipeline timing"):
   *  - the scheduler picks over per-context candidate registers (the part each context can load),
-  *    computed a cycle ahead for both outcomes of that cycle's pick;
+  *    computed a cycle ahead for both outcomes of that cycle's pick; every per-context register
+  *    the pick reaches is a 2:1 choice by that context's "loads its candidate", and the parts of
+  *    the queued events are read from a shift register beside each queue (head, second), not
+  *    through the queue's read multiplexer;
   *  - with the filter, acceptance registers the match as a hit vector (LookupTiming latency 2)
   *    and the event is dropped or queued in the next cycle, the decide stage; the filter's
   *    updates land there, and the match bypasses the decide stage's fill and forget.
@@ -132,8 +135,15 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val ectx = ev.vmid
   private val ek = ectx(p.ctxBits - 1, 0)
   private val ctxKnown = below(ectx, C)
-  private val wantPml = ctxKnown && ctrlPml(ek)
-  private val wantGuest = ctxKnown && ctrlEpml(ek) && ev.asid === trackAsid(ek)
+  // Per context, whether it wants the event (its CTRL bits, and its TRACK_ASID compared with the
+  // event's asid), computed for every context in parallel and selected by vmid at the end: the
+  // asid compare no longer follows a TRACK_ASID multiplexer, and the enqueue of context c needs
+  // no multiplexer at all.
+  private val ctxSel = (0 until C).map(c => ctxKnown && ek === c.U)
+  private val wantPmlOf = (0 until C).map(c => ctrlPml(c))
+  private val wantGuestOf = (0 until C).map(c => ctrlEpml(c) && trackAsid(c) === ev.asid)
+  private val wantPml = Mux1H(ctxSel, wantPmlOf)
+  private val wantGuest = Mux1H(ctxSel, wantGuestOf)
   private val ignore = !(wantPml || wantGuest)
   private val dedup = Option.when(p.dedupEntries > 0)(new AssocCache(new DedupEntry(p), p.dedupEntries, 1))
   // With the filter, its lookup is pipelined (xlat.common.LookupTiming, latency 2): the match of
@@ -185,25 +195,47 @@ class PmlLogger(val p: PmlParams) extends Module {
   // is known only in the decide stage, so `dirty_ready` is "ignored, or its queue has room for it
   // after the event in the decide stage" (**decided**, docs/pml-logger.md): the room is reserved
   // at acceptance and the decide stage never waits.
+  private val decEnq = (0 until C).map(c => dec.valid && !decDrop && dec.bits.ctx === c.U)
   private val room = queues.zipWithIndex.map { case (q, c) =>
     if (!timing.hitReg) q.io.enq.ready
-    else q.io.count +& (dec.valid && !decDrop && dec.bits.ctx === c.U).asUInt < p.queueDepth.U
+    else Mux(decEnq(c), q.io.count < (p.queueDepth - 1).U, q.io.count < p.queueDepth.U)
   }
-  io.dirty.ready := (if (timing.hitReg) ignore else decDrop) || VecInit(room)(ek)
+  if (timing.hitReg) io.dirty.ready := ignore || Mux1H(ctxSel, room)
+  else io.dirty.ready := !ctxKnown || Mux1H(ctxSel, (0 until C).map(c => !(wantPmlOf(c) || wantGuestOf(c)) || room(c)))
   for ((q, c) <- queues.zipWithIndex) {
-    q.io.enq.valid := dec.valid && !decDrop && dec.bits.ctx === c.U
+    // Without the filter the decide stage is this cycle's acceptance: the same condition as
+    // "accepted, not ignored, context c", written per context (no vmid multiplexer).
+    q.io.enq.valid := (if (timing.hitReg) decEnq(c)
+    else io.dirty.valid && ctxSel(c) && (wantPmlOf(c) || wantGuestOf(c)) && room(c))
     q.io.enq.bits := dec.bits.ev
   }
   // ---- scheduler ---------------------------------------------------------------------------
   private val pmlDone, guestDone = falses(C)
   private val heads = queues.map(_.io.deq)
-  private val pmlOwed = (0 until C).map(c => heads(c).valid && heads(c).bits.pml && !pmlDone(c))
-  private val guestOwed = (0 until C).map(c => heads(c).valid && heads(c).bits.guest && !guestDone(c))
+  // The parts each queued event owes, also kept per context as a shift register in step with
+  // the queue (entry 0 the head, 1 the second): the scheduler reads the head's and the second's
+  // parts from flops, not through the queue's read multiplexer (the queue's copy is unused).
+  private val D = p.queueDepth
+  private val partPml, partGuest = Seq.fill(C)(Reg(Vec(D, Bool())))
+  private val headPml = (0 until C).map(c => partPml(c)(0))
+  private val headGuest = (0 until C).map(c => partGuest(c)(0))
+  private val secondPml = (0 until C).map(c => if (D > 1) queues(c).io.second.get.valid && partPml(c)(1) else false.B)
+  private val secondGuest = (0 until C).map(c => if (D > 1) queues(c).io.second.get.valid && partGuest(c)(1) else false.B)
+  for (c <- 0 until C) {
+    val q = queues(c)
+    for ((part, in) <- Seq((partPml(c), q.io.enq.bits.pml), (partGuest(c), q.io.enq.bits.guest)); i <- 0 until D) {
+      // the slot at the count (or below it after a dequeue) takes the enqueued event's parts; a
+      // free slot is never read, so it may take them whether or not the event enters
+      val shifted = if (i + 1 < D) Mux((i + 1).U < q.io.count, part(i + 1), in) else in
+      val kept = Mux(i.U < q.io.count, part(i), in)
+      part(i) := Mux(q.io.deq.fire, shifted, kept)
+    }
+  }
+  private val pmlOwed = (0 until C).map(c => heads(c).valid && headPml(c) && !pmlDone(c))
+  private val guestOwed = (0 until C).map(c => heads(c).valid && headGuest(c) && !guestDone(c))
   // A buffer disabled while its event waited: the part is dropped.
   private val pmlDropped = (0 until C).map(c => pmlOwed(c) && !ctrlPml(c))
   private val guestDropped = (0 until C).map(c => guestOwed(c) && !ctrlEpml(c))
-  private val pmlReady = (0 until C).map(c => pmlOwed(c) && ctrlPml(c) && inRange(pmlIndex(c)))
-  private val guestReady = (0 until C).map(c => guestOwed(c) && ctrlEpml(c) && inRange(gpmlIndex(c)))
 
   // outstanding writes: tag -> (context, guest buffer)
   private val tagBusy = falses(p.tags)
@@ -212,12 +244,25 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val freeTag = PriorityEncoder(tagBusy.map(!_))
   private val tagFree = tagBusy.map(!_).reduce(_ || _)
 
-  private val out = RegInit(0.U.asTypeOf(Valid(new MemReq(p.idBits, p.paBits))))
+  // The output register: valid, the tag and the write's context / buffer load with the write;
+  // the wide address and data load in every cycle the register is free (empty or handing its
+  // write over), so their enable is not the pick's `load` (a 100-bit fan-out at the end of the
+  // scheduler); a free register's payload is not presented (valid low), and write / wmask are
+  // constants.
+  private val outValid = RegInit(false.B)
+  private val outId = RegInit(0.U(p.idBits.W))
+  private val outAddr = Reg(UInt(p.paBits.W))
+  private val outData = Reg(UInt(64.W))
   private val outGuest = RegInit(false.B)
   private val outCtx = RegInit(0.U(p.ctxBits.W))
-  io.mem_req.valid := out.valid
-  io.mem_req.bits := out.bits
-  private val canLoad = (!out.valid || io.mem_req.ready) && tagFree && !csrWrite
+  io.mem_req.valid := outValid
+  io.mem_req.bits.id := outId
+  io.mem_req.bits.addr := outAddr
+  io.mem_req.bits.write := true.B
+  io.mem_req.bits.wdata := outData
+  io.mem_req.bits.wmask := "hff".U
+  private val outFree = !outValid || io.mem_req.ready
+  private val canLoad = outFree && tagFree && !csrWrite
   // The pick starts from registers: per context, the part it can load in this cycle (candValid;
   // candGuest: the guest part), computed in the previous cycle. A candidate is exact or absent:
   // when set, that part is owed, enabled and in range and (for the guest part) the PML part is
@@ -226,29 +271,30 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val candValid, candGuest = falses(C)
   private val pick = new RoundRobin(C, hold = false)(candValid)
   private val pc = pick.index
-  // The picked context's part, one-hot over (context, buffer). The output register's fields are
-  // AND-OR multiplexed by it, straight from the pick.
-  private val selPml = (0 until C).map(c => pick.oneHot(c) && !candGuest(c))
-  private val selGuest = (0 until C).map(c => pick.oneHot(c) && candGuest(c))
-  private val loadGuest = selGuest.reduce(_ || _)
+  // The output register's fields are AND-OR multiplexed by the pick's one-hot, straight from the
+  // pick; the part of the picked context is its candGuest.
+  private val loadGuest = Mux1H(pick.oneHot, candGuest)
   private val load = canLoad && pick.valid
-  when(io.mem_req.fire) { out.valid := false.B }
+  when(io.mem_req.fire) { outValid := false.B }
   private def sext(gvpn: UInt): UInt = {
     val va = Cat(gvpn, 0.U(12.W))
     if (p.vaBits >= 64) va else Cat(Fill(64 - p.vaBits, va(p.vaBits - 1)), va)
   }
   // index < entries <= 512: the entry stays inside the 4 KiB buffer
   private def entryAddr(base: UInt, index: UInt): UInt = Cat(base, Cat(index(log2Ceil(p.entries) - 1, 0), 0.U(3.W)).pad(12))
-  private val sel = selPml ++ selGuest
+  // Each context's candidate write (address and data of its candidate part) is selected by its
+  // candGuest register beside the pick; the pick then multiplexes 8 ways, not 16.
+  private val candAddr = (0 until C).map(c =>
+    Mux(candGuest(c), entryAddr(gpmlAddr(c), gpmlIndex(c)), entryAddr(pmlAddr(c), pmlIndex(c))))
+  private val candData = heads.zip(candGuest).map { case (h, g) => Mux(g, sext(h.bits.gva), Cat(h.bits.gpa, 0.U(12.W)).pad(64)) }
+  when(outFree) {
+    outAddr := Mux1H(pick.oneHot, candAddr)
+    outData := Mux1H(pick.oneHot, candData)
+  }
   when(load) {
     pick.granted()
-    out.valid := true.B
-    out.bits.id := freeTag
-    out.bits.addr := Mux1H(sel, (0 until C).map(c => entryAddr(pmlAddr(c), pmlIndex(c))) ++
-      (0 until C).map(c => entryAddr(gpmlAddr(c), gpmlIndex(c))))
-    out.bits.write := true.B
-    out.bits.wdata := Mux1H(sel, heads.map(h => Cat(h.bits.gpa, 0.U(12.W)).pad(64)) ++ heads.map(h => sext(h.bits.gva)))
-    out.bits.wmask := "hff".U
+    outValid := true.B
+    outId := freeTag
     outGuest := loadGuest
     outCtx := pc
     tagBusy(freeTag) := true.B
@@ -256,47 +302,48 @@ class PmlLogger(val p: PmlParams) extends Module {
     tagGuest(freeTag) := loadGuest
   }
   for (c <- 0 until C) {
-    val issuedPml = load && selPml(c)
-    val issuedGuest = load && selGuest(c)
+    // c loads its candidate this cycle: the one signal of the pick that reaches c's state; every
+    // register of c below is a 2:1 choice, by it, between two values computed from registers
+    // (and this cycle's CSR write) in parallel with the pick.
+    val loaded = canLoad && pick.oneHot(c)
+    val issuedPml = loaded && !candGuest(c)
+    val issuedGuest = loaded && candGuest(c)
     when(issuedPml) { pmlIndex(c) := pmlIndex(c) - 1.U }
     when(issuedGuest) { gpmlIndex(c) := gpmlIndex(c) - 1.U }
-    val pmlFinished = !heads(c).bits.pml || pmlDone(c) || pmlDropped(c) || issuedPml
-    val guestFinished = !heads(c).bits.guest || guestDone(c) || guestDropped(c) || issuedGuest
-    heads(c).ready := heads(c).valid && pmlFinished && guestFinished
-    when(heads(c).fire) { pmlDone(c) := false.B; guestDone(c) := false.B }
+    val h = heads(c)
+    // The head's parts still to log, before this cycle's load (a part of a disabled buffer is
+    // dropped this cycle, so it is not "remaining").
+    val pRem = pmlOwed(c) && ctrlPml(c)
+    val gRem = guestOwed(c) && ctrlEpml(c)
+    // The head leaves when no part remains after this cycle. Loaded, the candidate's part is
+    // done (a candidate is exact: the loaded part was remaining), so the other part decides.
+    val popIdle = h.valid && !pRem && !gRem
+    val popLoaded = h.valid && Mux(candGuest(c), !pRem, !gRem)
+    h.ready := Mux(loaded, popLoaded, popIdle)
+    when(h.fire) { pmlDone(c) := false.B; guestDone(c) := false.B }
       .otherwise {
         when(pmlDropped(c) || issuedPml) { pmlDone(c) := true.B }
         when(guestDropped(c) || issuedGuest) { guestDone(c) := true.B }
       }
 
     // Next cycle's candidate: the readiness rule above applied to next cycle's state, once
-    // assuming this cycle's load is c's candidate and once assuming c loads nothing, so that the
-    // pick only selects between the two at the end. A head that leaves is followed by the
-    // queue's second entry; an event that enters an empty queue (or one that empties) gets its
-    // candidate a cycle later.
-    def next(issuedP: Bool, issuedG: Bool): (Bool, Bool) = {
-      val pmlFin = !heads(c).bits.pml || pmlDone(c) || pmlDropped(c) || issuedP
-      val guestFin = !heads(c).bits.guest || guestDone(c) || guestDropped(c) || issuedG
-      val pop = heads(c).valid && pmlFin && guestFin
-      val second = queues(c).io.second.get
-      val head = Mux(pop, second.bits, heads(c).bits)
-      val headValid = Mux(pop, second.valid, heads(c).valid)
-      val csrC = csrWrite && ci === c.U
-      val pmlOn = Mux(csrC && at("CTRL"), w(PmlRegs.Bits.ctrlPml), ctrlPml(c))
-      val guestOn = Mux(csrC && at("CTRL"), w(PmlRegs.Bits.ctrlEpml), ctrlEpml(c))
-      val pOk = Mux(csrC && at("PML_INDEX"), inRange(w(15, 0)),
-        Mux(issuedP, inRangeAfterDecrement(pmlIndex(c)), inRange(pmlIndex(c))))
-      val gOk = Mux(csrC && at("GPML_INDEX"), inRange(w(15, 0)),
-        Mux(issuedG, inRangeAfterDecrement(gpmlIndex(c)), inRange(gpmlIndex(c))))
-      val pmlNext = headValid && head.pml && !(!pop && (pmlDone(c) || pmlDropped(c) || issuedP)) && pmlOn && pOk
-      val guestNext = headValid && head.guest && !(!pop && (guestDone(c) || guestDropped(c) || issuedG)) && guestOn && gOk
-      (pmlNext || guestNext, !pmlNext)
-    }
-    val (idleValid, idleGuest) = next(false.B, false.B)
-    val (afterValid, afterGuest) = next(!candGuest(c), candGuest(c))
-    val loaded = issuedPml || issuedGuest
-    candValid(c) := Mux(loaded, afterValid, idleValid)
-    candGuest(c) := Mux(loaded, afterGuest, idleGuest)
+    // assuming c loads nothing and once assuming c loads its candidate (never in a CSR-write
+    // cycle), so that the pick only selects between the two at the end. A head that leaves is
+    // followed by the queue's second entry; an event that enters an empty queue (or one that
+    // empties) gets its candidate a cycle later.
+    val csrC = csrWrite && ci === c.U
+    val pmlOn = Mux(csrC && at("CTRL"), w(PmlRegs.Bits.ctrlPml), ctrlPml(c))
+    val guestOn = Mux(csrC && at("CTRL"), w(PmlRegs.Bits.ctrlEpml), ctrlEpml(c))
+    val pOkIdle = Mux(csrC && at("PML_INDEX"), inRange(w(15, 0)), inRange(pmlIndex(c)))
+    val gOkIdle = Mux(csrC && at("GPML_INDEX"), inRange(w(15, 0)), inRange(gpmlIndex(c)))
+    val pmlIdle = Mux(popIdle, secondPml(c), pRem) && pmlOn && pOkIdle
+    val guestIdle = Mux(popIdle, secondGuest(c), gRem) && guestOn && gOkIdle
+    val pOkLoaded = Mux(candGuest(c), inRange(pmlIndex(c)), inRangeAfterDecrement(pmlIndex(c)))
+    val gOkLoaded = Mux(candGuest(c), inRangeAfterDecrement(gpmlIndex(c)), inRange(gpmlIndex(c)))
+    val pmlAfter = Mux(popLoaded, secondPml(c), pRem && candGuest(c)) && ctrlPml(c) && pOkLoaded
+    val guestAfter = Mux(popLoaded, secondGuest(c), gRem && !candGuest(c)) && ctrlEpml(c) && gOkLoaded
+    candValid(c) := Mux(loaded, pmlAfter || guestAfter, pmlIdle || guestIdle)
+    candGuest(c) := Mux(loaded, !pmlAfter, !pmlIdle)
   }
 
   // ---- full buffers: exits and guest interrupts ----------------------------------------------
@@ -316,12 +363,16 @@ class PmlLogger(val p: PmlParams) extends Module {
   io.exit.valid := exitPick.valid
   io.exit.bits.vmid := exitPick.index.pad(p.vmidBits)
   io.exit.bits.reason := PmlRegs.exitReason.U
-  when(io.exit.fire) { exitPick.granted(); exitPending(exitPick.index) := false.B }
+  when(io.exit.fire) { exitPick.granted() }
+  // cleared by the one-hot choice (not a decode of its index): a raise in the same cycle merges
+  // into the exit being taken (the clear comes last)
+  for (c <- 0 until C) when(io.exit.fire && exitPick.oneHot(c)) { exitPending(c) := false.B }
   private val irqPick = new RoundRobin(C)(irqPending)
   io.guestIrq.valid := irqPick.valid
   io.guestIrq.bits.vmid := irqPick.index.pad(p.vmidBits)
   io.guestIrq.bits.vector := irqVectorHeld(irqPick.index)
-  when(io.guestIrq.fire) { irqPick.granted(); irqPending(irqPick.index) := false.B }
+  when(io.guestIrq.fire) { irqPick.granted() }
+  for (c <- 0 until C) when(io.guestIrq.fire && irqPick.oneHot(c)) { irqPending(c) := false.B }
 
   // ---- write responses ---------------------------------------------------------------------
   io.mem_resp.ready := true.B
@@ -334,7 +385,6 @@ class PmlLogger(val p: PmlParams) extends Module {
   }
 
   // ---- counters ------------------------------------------------------------------------------
-  private val partsDropped = PopCount(pmlDropped ++ guestDropped)
   PerfCounters.connect(
     io.perf,
     "logged" -> PerfCounter(respOk && !tagGuest(rid)),
@@ -343,7 +393,7 @@ class PmlLogger(val p: PmlParams) extends Module {
     "guestIrqs" -> PerfCounter(io.guestIrq.fire),
     "stallCycles" -> PerfCounter(io.dirty.valid && !io.dirty.ready),
     "writeErrors" -> PerfCounter(respKnown && io.mem_resp.bits.error),
-    "ignored" -> PerfCounter.add(Mux(dec.valid && dec.bits.ignore, 1.U, 0.U) +& partsDropped),
+    "ignored" -> PerfCounter.count((dec.valid && dec.bits.ignore) +: (pmlDropped ++ guestDropped)),
     "deduped" -> PerfCounter(dec.valid && !dec.bits.ignore && dedupHit),
     "badCsrs" -> PerfCounter(io.csr_req.fire && csrBad),
     "badMemResps" -> PerfCounter(io.mem_resp.valid && !tagBusy(rid))
