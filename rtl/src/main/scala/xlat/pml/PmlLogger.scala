@@ -113,8 +113,12 @@ class PmlLogger(val p: PmlParams) extends Module {
   io.csr_resp.bits.rdata := RegEnable(Mux(creq.write || csrBad, 0.U, rdata), io.csr_req.fire)
   io.csr_resp.bits.error := RegEnable(csrBad, io.csr_req.fire)
   private val w = creq.wdata
-  private val pmlIndexWritten = csrWrite && at("PML_INDEX")
-  when(csrWrite) {
+  // A register's write enable is "a write at this register" (`at` already checks the context and
+  // the alignment; STATUS has no write): the same writes as csrWrite && at(...), without the
+  // whole-map decode of csrBad in front of every register's enable.
+  private val csrWriting = io.csr_req.fire && creq.write
+  private val pmlIndexWritten = csrWriting && at("PML_INDEX")
+  when(csrWriting) {
     when(at("CTRL")) { ctrlPml(ci) := w(PmlRegs.Bits.ctrlPml); ctrlEpml(ci) := w(PmlRegs.Bits.ctrlEpml) }
     when(at("PML_ADDR")) { pmlAddr(ci) := w(p.paBits - 1, 12) }
     when(at("PML_INDEX")) { pmlIndex(ci) := w(15, 0) }
@@ -208,6 +212,12 @@ class PmlLogger(val p: PmlParams) extends Module {
     q.io.enq.valid := (if (timing.hitReg) decEnq(c)
     else io.dirty.valid && ctxSel(c) && (wantPmlOf(c) || wantGuestOf(c)) && room(c))
     q.io.enq.bits := dec.bits.ev
+    if (!timing.hitReg) {
+      // only events of context c enter queue c: its parts are c's own "wants", with no vmid
+      // multiplexer in front of the parts' registers
+      q.io.enq.bits.pml := wantPmlOf(c)
+      q.io.enq.bits.guest := wantGuestOf(c)
+    }
   }
   // ---- scheduler ---------------------------------------------------------------------------
   private val pmlDone, guestDone = falses(C)
@@ -331,7 +341,7 @@ class PmlLogger(val p: PmlParams) extends Module {
     // cycle), so that the pick only selects between the two at the end. A head that leaves is
     // followed by the queue's second entry; an event that enters an empty queue (or one that
     // empties) gets its candidate a cycle later.
-    val csrC = csrWrite && ci === c.U
+    val csrC = csrWriting && ci === c.U
     val pmlOn = Mux(csrC && at("CTRL"), w(PmlRegs.Bits.ctrlPml), ctrlPml(c))
     val guestOn = Mux(csrC && at("CTRL"), w(PmlRegs.Bits.ctrlEpml), ctrlEpml(c))
     val pOkIdle = Mux(csrC && at("PML_INDEX"), inRange(w(15, 0)), inRange(pmlIndex(c)))
