@@ -89,8 +89,7 @@
 //       c and cleared only by ACK; S5 ACK clears STATUS.full (guestFull) and nothing else does.
 // Strengthening invariants (asserted, so proven too)
 //   I1  queue shape: count <= depth, tail = head + count; pmlDone / guestDone only for a head
-//       that owes that part, never both, the other part still owed; a non-empty queue's head
-//       copy (headGpa / headGva) is its head entry
+//       that owes that part, never both, the other part still owed
 //   I2  tag table: tag i busy iff outstanding (shadow) or held in mem_req; outstanding tags and
 //       the held one carry their write's context and buffer
 //   I3  tracked event: its slot (head + pos) holds its data and parts; pos < count; no write
@@ -237,9 +236,6 @@ module pml_logger_fv (
   // (entry 0 the head, entry 1 the second), not in the queue: slot s is entry s ^ head
   (* keep *) wire          pk_q0_s0_pml, pk_q0_s1_pml, pk_q1_s0_pml, pk_q1_s1_pml;
   (* keep *) wire          pk_q0_s0_guest, pk_q0_s1_guest, pk_q1_s0_guest, pk_q1_s1_guest;
-  // the head event's pages, copied beside each queue (PmlLogger headGpa / headGva)
-  (* keep *) wire [GB-1:0] pk_hd0_gpa, pk_hd1_gpa;
-  (* keep *) wire [VB-1:0] pk_hd0_gva, pk_hd1_gva;
   (* keep *) wire          pk_pmlDone_0, pk_pmlDone_1, pk_guestDone_0, pk_guestDone_1;
   (* keep *) wire          pk_candValid_0, pk_candValid_1, pk_candGuest_0, pk_candGuest_1;
   (* keep *) wire          pk_ctrlPml_0, pk_ctrlPml_1, pk_ctrlEpml_0, pk_ctrlEpml_1;
@@ -715,9 +711,6 @@ module pml_logger_fv (
         if (k_guestDone[gc]) `SAFE (cnt[gc] != 0 && h_guest[gc] && h_pml[gc] && !k_pmlDone[gc]);
         if (cnt[gc] != 0) `SAFE (h_pml[gc] || h_guest[gc]);
         if (cnt[gc] == 2) `SAFE (n_pml[gc] || n_guest[gc]);
-        // the head copy is the queue's head entry
-        if (cnt[gc] != 0) `SAFE ((gc == 0 ? pk_hd0_gpa : pk_hd1_gpa) == q_gpa[gc*Q + q_head[gc]]);
-        if (cnt[gc] != 0) `SAFE ((gc == 0 ? pk_hd0_gva : pk_hd1_gva) == q_gva[gc*Q + q_head[gc]]);
         // ---- I5 the scheduler's registered candidate is exact or absent: a candidate part is
         // loadable now, and a guest candidate only while the PML part is not
         if (k_candV[gc]) `SAFE (rdy[gc] && k_candG[gc] == !pReady[gc]);

@@ -241,22 +241,6 @@ class PmlLogger(val p: PmlParams) extends Module {
       part(i) := Mux(q.io.deq.fire, shifted, kept)
     }
   }
-  // The head event's pages, kept per context in a register beside the queue (a copy of the
-  // queue's head entry while it is not empty): the candidate write's data is read from flops,
-  // not through the queue's read multiplexer behind its head pointer (that multiplexer and the
-  // write pick after it were the critical path). It loads, with its queue's dequeue or while the
-  // queue is empty, what the head will be next cycle: the second entry, or the entry being
-  // written into the free slot (used only if it enters). Its select is the count alone; the
-  // dequeue reaches it only as a clock enable.
-  private val headGpa = Seq.fill(C)(Reg(UInt((p.paBits - 12).W)))
-  private val headGva = Seq.fill(C)(Reg(UInt((p.vaBits - 12).W)))
-  for (c <- 0 until C) {
-    val q = queues(c)
-    val fromSecond = if (D > 1) q.io.count >= 2.U else false.B
-    val nextGpa = if (D > 1) Mux(fromSecond, q.io.second.get.bits.gpa, q.io.enq.bits.gpa) else q.io.enq.bits.gpa
-    val nextGva = if (D > 1) Mux(fromSecond, q.io.second.get.bits.gva, q.io.enq.bits.gva) else q.io.enq.bits.gva
-    when(q.io.deq.fire || q.io.count === 0.U) { headGpa(c) := nextGpa; headGva(c) := nextGva }
-  }
   private val pmlOwed = (0 until C).map(c => heads(c).valid && headPml(c) && !pmlDone(c))
   private val guestOwed = (0 until C).map(c => heads(c).valid && headGuest(c) && !guestDone(c))
   // A buffer disabled while its event waited: the part is dropped.
@@ -312,7 +296,7 @@ class PmlLogger(val p: PmlParams) extends Module {
   // candGuest register beside the pick; the pick then multiplexes 8 ways, not 16.
   private val candAddr = (0 until C).map(c =>
     Mux(candGuest(c), entryAddr(gpmlAddr(c), gpmlIndex(c)), entryAddr(pmlAddr(c), pmlIndex(c))))
-  private val candData = (0 until C).map(c => Mux(candGuest(c), sext(headGva(c)), Cat(headGpa(c), 0.U(12.W)).pad(64)))
+  private val candData = heads.zip(candGuest).map { case (h, g) => Mux(g, sext(h.bits.gva), Cat(h.bits.gpa, 0.U(12.W)).pad(64)) }
   when(outFree) {
     outAddr := Mux1H(pick.oneHot, candAddr)
     outData := Mux1H(pick.oneHot, candData)
