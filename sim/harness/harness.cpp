@@ -537,6 +537,7 @@ int main(int argc, char** argv) {
         q.cmd = t.aCmd[k];
         return true;
     };
+    const Harness::InputsOf requestAhead = requestOf;  // one std::function for the whole run
     FILE* logf = nullptr;
     std::vector<uint8_t> logbuf;
     if (!args.log.empty()) {
@@ -589,7 +590,7 @@ int main(int argc, char** argv) {
         const uint32_t ccid = q.ccid, pcIdx = q.pcIdx;
         const uint64_t vpn = q.vpn;
         const uint8_t cmd = q.cmd;
-        Harness::Resp r = h.lookup(i, q, requestOf);
+        Harness::Resp r = h.lookup(i, q, requestAhead);
         if (P.hasPriv && pcIdx >= (uint32_t)P_PC_BITS) h.st.badPcIdxLookups++;
         uint8_t flags = 0;
         if (r.hit) {
