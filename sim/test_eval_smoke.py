@@ -4,6 +4,8 @@
   the same OS/walker semantics on the reference model tb/models/babelfish.py (sim/refreplay.py),
   for L1 and L2, sharing on and off, on a small adversarial trace;
 - skipping idle walk cycles changes nothing (compared with simulating every cycle);
+- the overlapped lookups (back to back, squashed behind a miss) give exactly the figures of the
+  blocking core simulated cycle by cycle (`--blocking`), on L1 and L2;
 - an external trace round-trips (text <-> npz) and replays through `sim/eval.py --trace`;
 - `sim/eval.py --quick` writes the report with its table and plots;
 - on the tiny formal configuration (2-bit PCIDs, 3-bit PC mask): PCID reuse (inval kind 2) and
