@@ -8,6 +8,10 @@
 // pcid/ccid/pcIdx (no flush: PCID-tagged TLB). A process's private entries are flushed (inval
 // kind 2) when its PCID is reused by a new process (only when more processes than PCIDs).
 //
+// The blocking core's lookups are simulated overlapped by default (issued back to back while
+// they hit, squashed and re-simulated behind a miss or permission fault; exact, see
+// Harness::lookupOverlapped and sim/README.md); --blocking simulates every cycle of every lookup.
+//
 // Input: the binary trace written by sim/traceio.py (format in sim/README.md, "harness input").
 // Output: JSON statistics (--out), optional per-access flag log (--log, one byte per access).
 // Widths and parameters come from xlat_params.h, generated from the configuration's
@@ -19,12 +23,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "Vdut.h"
+#include "Vdut___024root.h"
 #include "common.h"
 #include "verilated.h"
 #include "xlat_params.h"
@@ -98,10 +104,27 @@ struct Stats {
     uint64_t sharedFills = 0, privateFills = 0;
 };
 
+// The lookup request of one access (what the core drives on lookup_req).
+struct Req {
+    uint64_t vpn;
+    uint32_t pcid, ccid, pcIdx;
+    bool pcIdxValid;
+    uint8_t cmd;
+    bool operator==(const Req& o) const {
+        return vpn == o.vpn && pcid == o.pcid && ccid == o.ccid && pcIdx == o.pcIdx &&
+               pcIdxValid == o.pcIdxValid && cmd == o.cmd;
+    }
+};
+
 class Harness {
   public:
-    Harness(VerilatedContext* ctx, uint32_t walkLat, bool exactIdle)
-        : dut_(new Vdut{ctx}), walkLat_(walkLat), exactIdle_(exactIdle) {
+    // inputsOf(k, req): the request of access k if the core can issue it now assuming every
+    // earlier access hits (false: not known yet, e.g. the process has no PCID).
+    using InputsOf = std::function<bool(uint64_t, Req&)>;
+
+    // checkpointEvery: overlapped mode, root copies every N lookups (0: by the root's size)
+    Harness(VerilatedContext* ctx, uint32_t walkLat, bool exactIdle, bool blocking, uint64_t checkpointEvery)
+        : dut_(new Vdut{ctx}), walkLat_(walkLat), exactIdle_(exactIdle), blocking_(blocking) {
         dut_->clock = 0;
         dut_->reset = 1;
         dut_->lookup_req_valid = 0;
@@ -110,27 +133,42 @@ class Harness {
         for (int i = 0; i < 4; i++) cycle();
         dut_->reset = 0;
         st.cycles = 0;
+        root_ = dut_->rootp;
+        for (auto& s : snaps_) s.resize(sizeof(*root_));
+        // copying a small root (L1: 3.4 KB) at every lookup costs little next to its cycle; a
+        // big one (L2: 40 KB, mostly SRAM arrays) is copied every root/4 KiB lookups (9 on L2:
+        // about half the instructions per lookup of copying at every one, the re-simulation
+        // behind a miss included)
+        checkpointEvery_ = checkpointEvery ? checkpointEvery : std::max<uint64_t>(1, sizeof(*root_) / 4096);
     }
     ~Harness() { dut_->final(); }
 
     Stats st;
+    uint64_t speculated = 0, rolledBack = 0;  // overlapped mode: lookups issued / squashed
     Vdut& dut() { return *dut_; }
+    uint64_t simulatedCycles() const { return simCycles_; }
+    uint64_t checkpointEvery() const { return checkpointEvery_; }
 
     // One clock cycle with the inputs as set now. The clock-low eval settles the combinational
     // logic on the new inputs (its readies are this cycle's readies: a channel fires when valid
     // and that ready are both high); the clock-high eval is the edge. Verilator re-evaluates the
     // input-combinational logic on every eval(), so the harness does exactly two per cycle.
     // Returns the readies seen before the edge (bit0 lookup, bit1 fill, bit2 inval).
-    unsigned cycle() {
+    unsigned step() {
         Vdut& d = *dut_;
+        simCycles_++;
         d.clock = 0;
         d.eval();
         unsigned rdy = (d.lookup_req_ready ? 1u : 0u) | (d.fill_ready ? 2u : 0u) |
                        (d.inval_ready ? 4u : 0u);
         d.clock = 1;
         d.eval();
-        st.cycles++;
         return rdy;
+    }
+    // a cycle of the blocking core's timeline (counted)
+    unsigned cycle() {
+        st.cycles++;
+        return step();
     }
     void tick() { cycle(); }
 
@@ -147,40 +185,21 @@ class Harness {
         bool hit, shared, crossHit, permFault, dirty;
         uint64_t ppn;
         uint8_t pageSize;
+        bool operator==(const Resp& o) const {
+            return hit == o.hit && shared == o.shared && crossHit == o.crossHit &&
+                   permFault == o.permFault && dirty == o.dirty && ppn == o.ppn && pageSize == o.pageSize;
+        }
     };
 
-    Resp lookup(uint64_t vpn, uint32_t pcid, uint32_t ccid, uint32_t pcIdx, bool pcIdxValid,
-                uint8_t cmd) {
-        Vdut& d = *dut_;
-        d.lookup_req_bits_vpn = vpn & mask(P_VPN_BITS);
-        d.lookup_req_bits_pcid = pcid;
-        d.lookup_req_bits_ccid = ccid;
-        d.lookup_req_bits_pcIdx = pcIdx & mask(P_PC_IDX_BITS);
-        d.lookup_req_bits_pcIdxValid = pcIdxValid;
-        d.lookup_req_bits_cmd = cmd;
-        d.lookup_req_bits_user = 1;
-        d.lookup_req_valid = 1;
-        int guard = 0;
-        while (!(cycle() & 1)) {
-            st.stallCycles++;
-            if (++guard > 100000) die("lookup_req_ready stuck low%s", "");
-        }
-        d.lookup_req_valid = 0;
-        int waited = 1;
-        while (!d.lookup_resp_valid) {
-            if (++waited > P_LATENCY + 1) die("no lookup response after %s%lld cycles", "", (long long)waited);
-            cycle();
-        }
-        st.lookups++;
-        Resp r{(bool)d.lookup_resp_bits_hit, (bool)d.lookup_resp_bits_shared,
-               (bool)d.lookup_resp_bits_crossHit, (bool)d.lookup_resp_bits_permFault,
-               (bool)d.lookup_resp_bits_dirty, (uint64_t)d.lookup_resp_bits_ppn,
-               (uint8_t)d.lookup_resp_bits_pageSize};
-        return r;
+    // The response of access i's lookup, as the blocking core sees it (issue, wait for the
+    // response; st.cycles advances by the stall cycles + P_LATENCY).
+    Resp lookup(uint64_t i, const Req& q, const InputsOf& next) {
+        return blocking_ ? lookupBlocking(q) : lookupOverlapped(i, q, next);
     }
 
     void fill(uint64_t vpn, uint64_t ppn, uint8_t size, uint8_t perm, bool dirty, uint32_t pcid,
               uint32_t ccid, bool own, uint64_t pc) {
+        if (!fly_.empty()) die("fill with lookups in flight%s", "");
         Vdut& d = *dut_;
         d.fill_bits_vpn = vpn & mask(P_VPN_BITS);
         d.fill_bits_ppn = ppn & mask(P_PPN_BITS);
@@ -207,6 +226,7 @@ class Harness {
     }
 
     void inval(uint8_t kind, uint64_t vpn, uint32_t pcid, uint32_t ccid) {
+        if (!fly_.empty()) die("inval with lookups in flight%s", "");
         Vdut& d = *dut_;
         d.inval_bits_kind = kind;
         d.inval_bits_vpn = vpn & mask(P_VPN_BITS);
@@ -225,17 +245,207 @@ class Harness {
     uint32_t walkLat() const { return walkLat_; }
 
   private:
+    void drive(const Req& q) {
+        Vdut& d = *dut_;
+        d.lookup_req_bits_vpn = q.vpn & mask(P_VPN_BITS);
+        d.lookup_req_bits_pcid = q.pcid;
+        d.lookup_req_bits_ccid = q.ccid;
+        d.lookup_req_bits_pcIdx = q.pcIdx & mask(P_PC_IDX_BITS);
+        d.lookup_req_bits_pcIdxValid = q.pcIdxValid;
+        d.lookup_req_bits_cmd = q.cmd;
+        d.lookup_req_bits_user = 1;
+        d.lookup_req_valid = 1;
+    }
+    Resp response() const {
+        const Vdut& d = *dut_;
+        return Resp{(bool)d.lookup_resp_bits_hit, (bool)d.lookup_resp_bits_shared,
+                    (bool)d.lookup_resp_bits_crossHit, (bool)d.lookup_resp_bits_permFault,
+                    (bool)d.lookup_resp_bits_dirty, (uint64_t)d.lookup_resp_bits_ppn,
+                    (uint8_t)d.lookup_resp_bits_pageSize};
+    }
+
+    // --blocking: issue, then simulate every cycle until the response.
+    Resp lookupBlocking(const Req& q) {
+        Vdut& d = *dut_;
+        drive(q);
+        int guard = 0;
+        while (!(cycle() & 1)) {
+            st.stallCycles++;
+            if (++guard > 100000) die("lookup_req_ready stuck low%s", "");
+        }
+        d.lookup_req_valid = 0;
+        int waited = 1;
+        while (!d.lookup_resp_valid) {
+            if (++waited > P_LATENCY + 1) die("no lookup response after %s%lld cycles", "", (long long)waited);
+            cycle();
+        }
+        st.lookups++;
+        return response();
+    }
+
+    // Overlapped (default): the blocking core's lookups, issued back to back. The TLB is
+    // sequential in acceptance order (docs/babelfish-tlb.md, "The write shadow"): a response
+    // depends only on the operations accepted before it, never on the cycles between them. So
+    // while the lookups in flight hit, the harness keeps issuing the next accesses' lookups,
+    // one per cycle, and charges each the blocking core's cycles (its stalls + P_LATENCY).
+    // When a response is a miss or a permission fault, the core would not have issued anything
+    // behind it: the harness puts the model back in the state just after that lookup was
+    // accepted (squashing the lookups behind it, their replacement touches and counter events
+    // included), simulates the wait for the response cycle by cycle as the blocking core does,
+    // and checks the response equals the one already seen. The state comes from a checkpoint
+    // (a copy of the model's root object, which holds its whole state, as xlat::FixedPoint
+    // relies on) taken at the first acceptance of a run of lookups and then every
+    // `checkpointEvery` acceptances, plus the re-simulation of the lookups accepted since,
+    // with the same inputs in the same cycles.
+    Resp lookupOverlapped(uint64_t i, const Req& q, const InputsOf& next) {
+        Vdut& d = *dut_;
+        if (fly_.empty()) {
+            nextIssue_ = i;
+            nextReq_ = q;
+            haveNext_ = true;
+        } else if (fly_.front().idx != i || !(fly_.front().req == q)) {
+            die("overlapped lookup out of step at access %s%llu", "", (unsigned long long)i);
+        }
+        uint64_t stalls = 0;  // of the lookup being offered
+        while (fly_.empty() || !fly_.front().done) {
+            if (!haveNext_ && fly_.size() < MAXFLY) haveNext_ = next(nextIssue_, nextReq_);
+            if (haveNext_) drive(nextReq_);
+            else d.lookup_req_valid = 0;
+            const unsigned rdy = step();
+            if (haveNext_ && (rdy & 1)) {
+                accepted(stalls);
+                stalls = 0;
+            } else if (haveNext_) {
+                // only the first lookup after a write (its shadow) or a sweep can stall;
+                // lookups never wait for each other (docs/babelfish-tlb.md)
+                if (!fly_.empty()) die("lookup_req_ready low behind a lookup%s", "");
+                if (++stalls > 100000) die("lookup_req_ready stuck low%s", "");
+            } else if (!ck_.empty()) {
+                gap_++;  // an idle cycle between two lookups of this run: replayed as idle
+            }
+            if (d.lookup_resp_valid) {
+                auto it = std::find_if(fly_.begin(), fly_.end(), [](const Flight& f) { return !f.done; });
+                if (it == fly_.end()) die("lookup response with no lookup in flight%s", "");
+                it->done = true;
+                it->resp = response();
+            }
+        }
+        Flight f = fly_.front();
+        fly_.pop_front();
+        st.lookups++;
+        st.stallCycles += f.stalls;
+        if (f.resp.hit && !f.resp.permFault) {  // what the blocking core saw: commit
+            if (fly_.empty()) {
+                d.lookup_req_valid = 0;
+                if (!haveNext_) ck_.clear();  // the run ends here
+            }
+            // a checkpoint is needed only while a lookup at or after it can still be squashed
+            while (ck_.size() > 1 && !fly_.empty() && ck_[1].idx <= fly_.front().idx) ck_.pop_front();
+            st.cycles += f.stalls + P_LATENCY;
+            return f.resp;
+        }
+        // the core walks now: squash everything accepted after this lookup
+        rolledBack += fly_.size();
+        fly_.clear();
+        haveNext_ = false;
+        rewindTo(f.idx);
+        d.lookup_req_valid = 0;
+        st.cycles += f.stalls + 1;  // its acceptance cycle; the wait is simulated as blocking
+        for (int k = 1; k < P_LATENCY; k++) cycle();
+        if (!d.lookup_resp_valid || !(response() == f.resp))
+            die("re-simulated lookup response of access %s%llu differs", "", (unsigned long long)f.idx);
+        return f.resp;
+    }
+
+    // the lookup offered (nextReq_ for access nextIssue_) was accepted in the cycle just simulated
+    void accepted(uint64_t stalls) {
+        fly_.push_back(Flight{nextIssue_, nextReq_, stalls, false, Resp{}});
+        speculated++;
+        if (ck_.empty() || ck_.back().since >= checkpointEvery_) {
+            if (ck_.size() == NSNAP) die("checkpoints exhausted%s", "");
+            Ck c;
+            c.idx = nextIssue_;
+            c.slot = freeSlot();
+            std::memcpy(snaps_[c.slot].data(), (const void*)root_, sizeof(*root_));
+            ck_.push_back(std::move(c));
+        } else {
+            ck_.back().after.push_back(Replay{nextReq_, gap_});
+            ck_.back().since++;
+        }
+        gap_ = 0;
+        nextIssue_++;
+        haveNext_ = false;
+    }
+
+    unsigned freeSlot() const {
+        for (unsigned s = 0; s < NSNAP; s++) {
+            bool used = false;
+            for (const auto& c : ck_) used |= c.slot == s;
+            if (!used) return s;
+        }
+        die("no free checkpoint slot%s", "");
+    }
+
+    // the model's state just after access i's lookup was accepted: the newest checkpoint at or
+    // before it, then the lookups accepted after the checkpoint up to i, in the same cycles
+    void rewindTo(uint64_t i) {
+        Vdut& d = *dut_;
+        while (!ck_.empty() && ck_.back().idx > i) ck_.pop_back();
+        if (ck_.empty()) die("no checkpoint for access %s%llu", "", (unsigned long long)i);
+        const Ck& c = ck_.back();
+        std::memcpy((void*)root_, snaps_[c.slot].data(), sizeof(*root_));
+        for (uint64_t k = 0; k < i - c.idx; k++) {
+            const Replay& r = c.after[k];
+            d.lookup_req_valid = 0;
+            for (uint64_t g = 0; g < r.gap; g++) step();
+            drive(r.req);
+            if (!(step() & 1)) die("replayed lookup not accepted%s", "");
+        }
+        ck_.clear();
+        gap_ = 0;
+    }
+
+    struct Flight {
+        uint64_t idx;
+        Req req;
+        uint64_t stalls;
+        bool done;
+        Resp resp;
+    };
+    struct Replay {
+        Req req;
+        uint64_t gap;  // idle cycles before it
+    };
+    struct Ck {  // a copy of the root just after access idx's lookup was accepted
+        uint64_t idx = 0;
+        unsigned slot = 0;
+        uint64_t since = 0;         // lookups accepted after it
+        std::vector<Replay> after;  // their inputs, in order
+    };
+    static constexpr unsigned MAXFLY = P_LATENCY + 2;  // lookups in flight (at most P_LATENCY)
+    static constexpr unsigned NSNAP = MAXFLY + 2;
+    uint64_t checkpointEvery_ = 1;
+    std::deque<Ck> ck_;
+    uint64_t gap_ = 0;
     std::unique_ptr<Vdut> dut_;
     uint32_t walkLat_;
-    bool exactIdle_;
+    bool exactIdle_, blocking_;
+    Vdut___024root* root_ = nullptr;
+    std::vector<unsigned char> snaps_[NSNAP];
+    uint64_t simCycles_ = 0;
+    std::deque<Flight> fly_;
+    uint64_t nextIssue_ = 0;
+    Req nextReq_{};
+    bool haveNext_ = false;
 };
 
 struct Args {
     std::string trace, out, log;
     uint32_t walkLat = 30;
-    bool exactIdle = false;
+    bool exactIdle = false, blocking = false;
     uint64_t progress = 0;
     uint64_t warmup = 0;
+    uint64_t checkpointEvery = 0;
     std::string label;
 };
 
@@ -252,12 +462,14 @@ Args parse(int argc, char** argv) {
         else if (s == "--log") a.log = next();
         else if (s == "--walk-latency") a.walkLat = std::stoul(next());
         else if (s == "--exact-idle") a.exactIdle = true;
+        else if (s == "--blocking") a.blocking = true;
+        else if (s == "--checkpoint-every") a.checkpointEvery = std::stoull(next());
         else if (s == "--progress") a.progress = std::stoull(next());
         else if (s == "--warmup") a.warmup = std::stoull(next());
         else if (s == "--label") a.label = next();
         else if (s == "--help") {
             std::printf("usage: harness --trace T.bin --out stats.json [--walk-latency N] "
-                        "[--log flags.u8] [--exact-idle] [--progress N] [--warmup N] [--label S]\n");
+                        "[--log flags.u8] [--exact-idle] [--blocking] [--checkpoint-every N] [--progress N] [--warmup N] [--label S]\n");
             std::exit(0);
         } else if (s.rfind("+verilator", 0) == 0) {
         } else die("unknown argument %s", s.c_str());
@@ -309,7 +521,23 @@ int main(int argc, char** argv) {
     uint64_t nextFreshPpn = (mask(P_PPN_BITS) >> 1) + 1;  // frames for CoW copies: upper half
     constexpr uint64_t GROUP_TAG = 1ULL << 19;           // distinguishes group keys from proc keys
 
-    Harness h(ctx.get(), args.walkLat, args.exactIdle);
+    Harness h(ctx.get(), args.walkLat, args.exactIdle, args.blocking, args.checkpointEvery);
+    // the request of access k, for the overlapped lookups: known ahead only when its process
+    // already has a PCID (a first access may need a PCID flush first); nothing else a hit
+    // leaves behind changes a later request (only walks change pcIdx / pcIdxValid).
+    auto requestOf = [&](uint64_t k, Req& q) -> bool {
+        if (k >= nAcc) return false;
+        const Proc& Q = procs[t.aProc[k]];
+        if (Q.pcid == 0) return false;
+        q.vpn = t.aVpn[k] & mask(P_VPN_BITS);
+        q.pcid = Q.pcid;
+        q.ccid = Q.group + 1;
+        q.pcIdx = Q.pcIdx < 0 ? 0 : (uint32_t)std::min<int64_t>(Q.pcIdx, mask(P_PC_IDX_BITS));
+        q.pcIdxValid = Q.hasPriv;
+        q.cmd = t.aCmd[k];
+        return true;
+    };
+    const Harness::InputsOf requestAhead = requestOf;  // one std::function for the whole run
     FILE* logf = nullptr;
     std::vector<uint8_t> logbuf;
     if (!args.log.empty()) {
@@ -357,11 +585,12 @@ int main(int argc, char** argv) {
                 die("more than %s%lld processes alive at once (pcidBits)", "", (long long)maxPcid);
             }
         }
-        const uint32_t ccid = P.group + 1;
-        const uint64_t vpn = t.aVpn[i] & mask(P_VPN_BITS);
-        const uint8_t cmd = t.aCmd[i];
-        const uint32_t pcIdx = P.pcIdx < 0 ? 0 : (uint32_t)std::min<int64_t>(P.pcIdx, mask(P_PC_IDX_BITS));
-        Harness::Resp r = h.lookup(vpn, P.pcid, ccid, pcIdx, P.hasPriv, cmd);
+        Req q;
+        requestOf(i, q);
+        const uint32_t ccid = q.ccid, pcIdx = q.pcIdx;
+        const uint64_t vpn = q.vpn;
+        const uint8_t cmd = q.cmd;
+        Harness::Resp r = h.lookup(i, q, requestAhead);
         if (P.hasPriv && pcIdx >= (uint32_t)P_PC_BITS) h.st.badPcIdxLookups++;
         uint8_t flags = 0;
         if (r.hit) {
@@ -528,6 +757,11 @@ int main(int argc, char** argv) {
                  "  \"slice_cycles_p99\": %.1f,\n",
                  pct(sliceCycles, 0.5), pct(sliceCycles, 0.95), pct(sliceCycles, 0.99));
     std::fprintf(o, "  \"counters_agree\": %s,\n", ok ? "true" : "false");
+    std::fprintf(o, "  \"lookup_mode\": \"%s\",\n  \"simulated_cycles\": %" PRIu64 ",\n"
+                 "  \"lookups_issued\": %" PRIu64 ",\n  \"lookups_squashed\": %" PRIu64 ",\n",
+                 args.blocking ? "blocking" : "overlapped", h.simulatedCycles(),
+                 args.blocking ? h.st.lookups : h.speculated, h.rolledBack);
+    std::fprintf(o, "  \"checkpoint_every\": %" PRIu64 ",\n", args.blocking ? 0 : h.checkpointEvery());
     std::fprintf(o, "  \"run_seconds\": %.4f,\n  \"total_seconds\": %.4f,\n", runSec, totSec);
     std::fprintf(o, "  \"lookups_per_second\": %.1f,\n  \"cycles_per_second\": %.1f\n}\n",
                  h.st.lookups / std::max(runSec, 1e-9), h.st.cycles / std::max(runSec, 1e-9));
