@@ -25,8 +25,11 @@ import xlat.common._
   *        pointer: -> HostStart (next guest level);  leaf (+A/D) -> GuestLeafDone -> HostStart
   *   data access: -> Done (response)
   * }}}
-  * Engine states take one turn of the step engine (round robin, one slot a cycle; each turn
-  * does at most one cache lookup or fill); issue states take the memory port (round robin); a
+  * Engine states take one turn of the step engine (round robin, one slot at a time; each turn
+  * does at most one cache lookup or fill). A lookup turn is two cycles on the same slot: match
+  * (every entry compared, hit vectors registered), then select (the deepest registered hit still
+  * valid, its pin / PLRU / re-reference update and the slot's next registers). Issue states take
+  * the memory port (round robin); a
   * slot has at most one access outstanding and tags it with its request id.
   *
   * ==Caches and flushes==
@@ -129,9 +132,24 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val engine = new RoundRobin(W)(
     state.map(st => Seq(Start, HostStart, HostEntry, HostLeafDone, GuestEntry, GuestLeafDone).map(_ === st).reduce(_ || _))
   )
-  private val e = engine.index
+  // Two-cycle lookup turns (`lookStates`: the engine states that look a cache up, when that
+  // cache exists). The first cycle (match) compares the slot's key with every entry and
+  // registers the hit vectors; the engine stays on that slot (`look2`, no grant), and the second
+  // cycle (select) takes the deepest registered hit that is still valid and does the rest of the
+  // turn. Nothing fills in between (the engine is the only filler and is held), so an entry
+  // still valid in the select cycle holds the data it was matched against; an invalidation
+  // (flush, a bus-error walk's drop) in the match cycle removes the hit.
+  private val lookStates = Seq(Start -> gpwc.isDefined, HostStart -> (ntlb.isDefined || hpwc.isDefined)).collect {
+    case (k, true) => k
+  }
+  private val look2 = RegInit(false.B)
+  private val lookSlot = RegInit(0.U(p.slotBits.W))
+  private val e = if (lookStates.isEmpty) engine.index else Mux(look2, lookSlot, engine.index)
   private val s = slot(e)
   private val st = state(e)
+  private val matchTurn = engine.valid && !look2 && lookStates.map(_ === st).foldLeft(false.B)(_ || _)
+  look2 := matchTurn
+  lookSlot := e
   private val n = WireDefault(s)
   private val nst = WireDefault(st)
   private val canFill = !s.noFill && !io.flush.fire
@@ -157,7 +175,24 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val gEntry = g.decode(s.pte, s.gLevel, 64)
   private val hEntry = h.decode(s.pte, s.hLevel, p.paBits)
 
-  when(engine.valid) {
+  // Match stage: the served slot's keys against every entry, registered every cycle (read only
+  // in the select cycle that follows a match turn, where the engine still serves that slot).
+  private val gpnKey = gpnOf(s.target)
+  private val gpwcHitsR = gpwc.map(c => RegNext(VecInit(c.entries.map { x =>
+    x.vmid === s.vmid && x.asid === s.asid && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U
+  })))
+  private val ntlbHitsR = ntlb.map(c => RegNext(VecInit(c.entries.map { x =>
+    x.vmid === s.vmid && ((x.gpn ^ gpnKey) & keep(x.size, x.gpn.getWidth)) === 0.U && !(hostWrite && !x.d)
+  })))
+  private val hpwcHitsR = hpwc.map(c => RegNext(VecInit(c.entries.map { x =>
+    x.vmid === s.vmid && ((x.gpn ^ gpnKey) & keep(x.level, x.gpn.getWidth)) === 0.U
+  })))
+  /** Select stage: the registered matches of entries still valid. */
+  private def selected[T <: Data](c: AssocCache[T], hitsR: Option[Vec[Bool]]): Seq[Bool] =
+    hitsR.get.zip(c.valid).map { case (h, v) => h && v }
+
+  private val turn = engine.valid && !matchTurn
+  when(turn) {
     engine.granted()
     slot(e) := n
     state(e) := nst
@@ -167,11 +202,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
           .elsewhen(!g.inRange(s.gva)) { fault(Fault.Range, 0, g.topLevel.U, 0.U) }
           .otherwise {
             val (hit, ent, way) = gpwc match {
-              case Some(c) =>
-                val hits = c.valid.zip(c.entries).map { case (v, x) =>
-                  v && x.vmid === s.vmid && x.asid === s.asid && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U
-                }
-                deepest[GuestPwcEntry](c, hits, _.level, g.topLevel)
+              case Some(c) => deepest[GuestPwcEntry](c, selected(c, gpwcHitsR), _.level, g.topLevel)
               case None => (false.B, 0.U.asTypeOf(new GuestPwcEntry(p)), 0.U)
             }
             val level = Mux(hit, ent.level - 1.U, g.topLevel.U)
@@ -185,19 +216,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
       is(HostStart) {
         val gpn = gpnOf(s.target)
         val (tHit, tEnt, tWay) = ntlb match {
-          case Some(c) =>
-            val hits = c.valid.zip(c.entries).map { case (v, x) =>
-              v && x.vmid === s.vmid && ((x.gpn ^ gpn) & keep(x.size, x.gpn.getWidth)) === 0.U && !(hostWrite && !x.d)
-            }
-            c.first(hits)
-          case None => (false.B, 0.U.asTypeOf(new NestedTlbEntry(p)), 0.U)
+          case Some(c) => c.first(selected(c, ntlbHitsR))
+          case None    => (false.B, 0.U.asTypeOf(new NestedTlbEntry(p)), 0.U)
         }
         val (pHit, pEnt, pWay) = hpwc match {
-          case Some(c) =>
-            val hits = c.valid.zip(c.entries).map { case (v, x) =>
-              v && x.vmid === s.vmid && ((x.gpn ^ gpn) & keep(x.level, x.gpn.getWidth)) === 0.U
-            }
-            deepest[HostPwcEntry](c, hits, _.level, h.topLevel)
+          case Some(c) => deepest[HostPwcEntry](c, selected(c, hpwcHitsR), _.level, h.topLevel)
           case None => (false.B, 0.U.asTypeOf(new HostPwcEntry(p)), 0.U)
         }
         when(!inGpaRange(s.target)) { fault(Fault.Range, 1, h.topLevel.U, s.target) }
@@ -434,9 +457,9 @@ class NestedWalker(val p: WalkerParams) extends Module {
     "walks" -> PerfCounter(io.resp.fire),
     "memReads" -> PerfCounter(io.mem_req.fire && !mWrite),
     "memWrites" -> PerfCounter(io.mem_req.fire && mWrite),
-    "guestPwcHits" -> PerfCounter(engine.valid && gpwcHit),
-    "hostPwcHits" -> PerfCounter(engine.valid && hpwcHit),
-    "nestedTlbHits" -> PerfCounter(engine.valid && ntlbHit),
+    "guestPwcHits" -> PerfCounter(turn && gpwcHit),
+    "hostPwcHits" -> PerfCounter(turn && hpwcHit),
+    "nestedTlbHits" -> PerfCounter(turn && ntlbHit),
     "faults" -> PerfCounter(io.resp.fire && !ok),
     "busErrors" -> PerfCounter(io.resp.fire && rs.fault === Fault.Bus.U),
     "dirtyEvents" -> PerfCounter(io.dirty.fire),
@@ -465,9 +488,9 @@ class NestedWalker(val p: WalkerParams) extends Module {
     view[GuestPwcEntry](gpwc, d.gpwcValid, d.gpwcVmid, _.vmid)
     view[HostPwcEntry](hpwc, d.hpwcValid, d.hpwcVmid, _.vmid)
     view[NestedTlbEntry](ntlb, d.ntlbValid, d.ntlbVmid, _.vmid)
-    d.hitCache := Mux(engine.valid, hitCache, 0.U)
+    d.hitCache := Mux(turn, hitCache, 0.U)
     d.hitVmid := hitVmid
-    d.fillValid := engine.valid && filled
+    d.fillValid := turn && filled
     d.fillSlot := e
     d.respHostPerm := rs.hPerm
     for (i <- 0 until W) {
