@@ -25,8 +25,9 @@ import xlat.common._
   *        pointer: -> HostStart (next guest level);  leaf (+A/D) -> GuestLeafDone -> HostStart
   *   data access: -> Done (response)
   * }}}
-  * Engine states take one turn of the step engine (round robin, one slot at a time; each turn
-  * does at most one cache lookup or fill). A lookup turn is two cycles on the same slot: match
+  * Engine states take one turn of the step engine (one slot at a time; each turn does at most
+  * one cache lookup or fill); the engine's choice is registered (a round robin picks the slot
+  * served in the next cycle). A lookup turn is two cycles on the same slot: match
   * (every entry compared, hit vectors registered), then select (the deepest registered hit still
   * valid, its pin / PLRU / re-reference update and the slot's next registers). Issue states take
   * the memory port (round robin); a
@@ -129,13 +130,19 @@ class NestedWalker(val p: WalkerParams) extends Module {
   }
 
   // ---- step engine -------------------------------------------------------------------------
-  private val engine = new RoundRobin(W)(
-    state.map(st => Seq(Start, HostStart, HostEntry, HostLeafDone, GuestEntry, GuestLeafDone).map(_ === st).reduce(_ || _))
-  )
+  // The engine serves the slot `cur` chosen in the previous cycle (a registered choice: the
+  // round robin over the slots' states runs beside the turn instead of in front of it). A slot
+  // leaves an engine state only by its own turn, so a slot chosen in an engine state is still
+  // in one when served; the slot being served is a candidate of the next choice too (it may go
+  // on to another engine state, e.g. Start -> HostStart), last in the round-robin order, and if
+  // its turn took it out of the engine states the cycle it is served in does nothing.
+  private val engineStates = Seq(Start, HostStart, HostEntry, HostLeafDone, GuestEntry, GuestLeafDone)
+  private val wantsEngine = VecInit(state.map(st => engineStates.map(_ === st).reduce(_ || _)))
+  private val engine = new RoundRobin(W, hold = false)(wantsEngine)
   // Two-cycle lookup turns (`lookStates`: the engine states that look a cache up, when that
   // cache exists). The first cycle (match) compares the slot's key with every entry and
-  // registers the hit vectors; the engine stays on that slot (`look2`, no grant), and the second
-  // cycle (select) takes the deepest registered hit that is still valid and does the rest of the
+  // registers the hit vectors; the engine stays on that slot (`look2`), and the second cycle
+  // (select) takes the deepest registered hit that is still valid and does the rest of the
   // turn. Nothing fills in between (the engine is the only filler and is held), so an entry
   // still valid in the select cycle holds the data it was matched against; an invalidation
   // (flush, a bus-error walk's drop) in the match cycle removes the hit.
@@ -143,13 +150,20 @@ class NestedWalker(val p: WalkerParams) extends Module {
     case (k, true) => k
   }
   private val look2 = RegInit(false.B)
-  private val lookSlot = RegInit(0.U(p.slotBits.W))
-  private val e = if (lookStates.isEmpty) engine.index else Mux(look2, lookSlot, engine.index)
+  private val curValid = RegInit(false.B)
+  private val cur = RegInit(0.U(p.slotBits.W))
+  private val e = cur
   private val s = slot(e)
   private val st = state(e)
-  private val matchTurn = engine.valid && !look2 && lookStates.map(_ === st).foldLeft(false.B)(_ || _)
+  private val served = curValid && wantsEngine(e)
+  private val matchTurn = served && !look2 && lookStates.map(_ === st).foldLeft(false.B)(_ || _)
   look2 := matchTurn
-  lookSlot := e
+  when(matchTurn) { curValid := true.B }
+    .otherwise {
+      curValid := engine.valid
+      cur := engine.index
+      when(engine.valid) { engine.granted() }
+    }
   private val n = WireDefault(s)
   private val nst = WireDefault(st)
   private val canFill = !s.noFill && !io.flush.fire
@@ -191,9 +205,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private def selected[T <: Data](c: AssocCache[T], hitsR: Option[Vec[Bool]]): Seq[Bool] =
     hitsR.get.zip(c.valid).map { case (h, v) => h && v }
 
-  private val turn = engine.valid && !matchTurn
+  private val turn = served && !matchTurn
   when(turn) {
-    engine.granted()
     slot(e) := n
     state(e) := nst
     switch(st) {
