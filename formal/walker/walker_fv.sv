@@ -569,7 +569,9 @@ module walker_fv (
     if (d_hitCache == 2'd3)
       `SAFE((d_tValid[0] && !stt[0] && d_tVmid[0 +: VB] == d_hitVmid) ||
             (d_tValid[1] && !stt[1] && d_tVmid[VB +: VB] == d_hitVmid));
-    if (d_hitCache != 2'd0 || d_fillValid) `SAFE(s_engine_state[d_engSlot] && d_fillSlot == d_engSlot);
+    if (d_hitCache != 2'd0) `SAFE(s_engine_state[d_engSlot]);
+    // a fill lands the cycle after the owner's engine turn (AssocCache late): its owner is busy
+    if (d_fillValid) `SAFE(d_busy[d_fillSlot]);
 
     // P8: memory accesses are tagged with an id in flight; reads write nothing, an A/D write
     //     writes one byte

@@ -29,7 +29,9 @@ import xlat.common._
   * one cache lookup or fill); the engine's choice is registered (a round robin picks the slot
   * served in the next cycle). A lookup turn is two cycles on the same slot: match
   * (every entry compared, hit vectors registered), then select (the deepest registered hit still
-  * valid, its pin / PLRU / re-reference update and the slot's next registers). Issue states take
+  * valid and the slot's next registers); the hit's pin / PLRU / re-reference update and a fill
+  * land one cycle after their turn (AssocCache `late`; a flush in that cycle drops the fill).
+  * Issue states take
   * the memory port (round robin); a
   * slot has at most one access outstanding and tags it with its request id.
   *
@@ -97,15 +99,15 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private def samePrefix(a: UInt, b: UInt, level: UInt): Bool = ((a ^ b) & keep(level, a.getWidth)) === 0.U
   private val gpwc = Option.when(p.guestPwcEntries > 0)(
     new AssocCache(new GuestPwcEntry(p), p.guestPwcEntries, p.slotBits, Some((a: GuestPwcEntry, b: GuestPwcEntry) =>
-      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true)
+      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true, late = true)
   )
   private val hpwc = Option.when(p.hostPwcEntries > 0)(
     new AssocCache(new HostPwcEntry(p), p.hostPwcEntries, p.slotBits, Some((a: HostPwcEntry, b: HostPwcEntry) =>
-      a.vmid === b.vmid && a.level === b.level && samePrefix(a.gpn, b.gpn, a.level)), pins = true, reuse = true)
+      a.vmid === b.vmid && a.level === b.level && samePrefix(a.gpn, b.gpn, a.level)), pins = true, reuse = true, late = true)
   )
   private val ntlb = Option.when(p.nestedTlbEntries > 0)(
     new AssocCache(new NestedTlbEntry(p), p.nestedTlbEntries, p.slotBits, Some((a: NestedTlbEntry, b: NestedTlbEntry) =>
-      a.vmid === b.vmid && a.size === b.size && samePrefix(a.gpn, b.gpn, a.size)), pins = true, reuse = true)
+      a.vmid === b.vmid && a.size === b.size && samePrefix(a.gpn, b.gpn, a.size)), pins = true, reuse = true, late = true)
   )
 
   /** Among pointer hits, those of the deepest level (the walk then skips the most reads). */
@@ -201,9 +203,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val hpwcHitsR = hpwc.map(c => RegNext(VecInit(c.entries.map { x =>
     x.vmid === s.vmid && ((x.gpn ^ gpnKey) & keep(x.level, x.gpn.getWidth)) === 0.U
   })))
-  /** Select stage: the registered matches of entries still valid. */
+  /** Select stage: the registered matches of entries still valid and not rewritten by the fill
+    * that landed in the match cycle (late fills land a cycle after their turn). */
   private def selected[T <: Data](c: AssocCache[T], hitsR: Option[Vec[Bool]]): Seq[Bool] =
-    hitsR.get.zip(c.valid).map { case (h, v) => h && v }
+    hitsR.get.zip(c.valid).zip(c.wroteLast).map { case ((h, v), w) => h && v && !w }
 
   private val turn = served && !matchTurn
   when(turn) {
@@ -452,6 +455,9 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val flushAll = fk === FlushKind.All.U || fk === 3.U
   when(io.flush.fire) {
     for (i <- 0 until W) when(busy(i)) { slot(i).noFill := true.B }
+    // a fill decided in the previous cycle lands in this one: the flush wins (it was asked for
+    // by a walk in flight at the flush)
+    for (c <- Seq(gpwc, hpwc, ntlb)) c.foreach(_.cancel())
     gpwc.foreach(c =>
       c.invalidate(c.entries.map { x =>
         flushAll || (x.vmid === io.flush.bits.vmid &&
@@ -503,8 +509,9 @@ class NestedWalker(val p: WalkerParams) extends Module {
     view[NestedTlbEntry](ntlb, d.ntlbValid, d.ntlbVmid, _.vmid)
     d.hitCache := Mux(turn, hitCache, 0.U)
     d.hitVmid := hitVmid
-    d.fillValid := turn && filled
-    d.fillSlot := e
+    // fills land one cycle after the turn that decides them (AssocCache late), unless a flush
+    d.fillValid := RegNext(turn && filled, false.B) && !io.flush.fire
+    d.fillSlot := RegNext(e)
     d.respHostPerm := rs.hPerm
     for (i <- 0 until W) {
       val x = slot(i)
@@ -519,8 +526,9 @@ class NestedWalker(val p: WalkerParams) extends Module {
       case None    => d.gpwcAsid := VecInit(Seq.fill(d.gpwcAsid.size)(0.U))
     }
     d.engSlot := e
-    d.fillCache := MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U))
-    val ways = Seq(GuestEntry -> gpwc, HostEntry -> hpwc, HostLeafDone -> ntlb).collect { case (k, Some(c)) => (st === k) -> c.fillWay }
+    val fillCache = RegNext(MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U)))
+    d.fillCache := fillCache
+    val ways = Seq(1 -> gpwc, 2 -> hpwc, 3 -> ntlb).collect { case (k, Some(c)) => (fillCache === k.U) -> c.fillWay }
     d.fillWay := MuxCase(0.U, ways)
   }
 }
