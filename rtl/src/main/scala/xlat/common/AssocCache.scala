@@ -49,7 +49,10 @@ import chisel3.util._
   * Invalidations, confirms and drops act at once. `wroteLast` is the entry the previous cycle's
   * fill wrote: a caller that matched in that cycle drops a hit on it (its data changed after the
   * compare). A late fill whose owner confirms in the cycle it lands is confirmed; a late pin
-  * whose owner ends in that cycle is not set.
+  * whose owner ends in that cycle is not set. With `keyIn` the caller gives, with the fill, the
+  * entries holding its key in the cycle it asks (`sameKeyAs`, a compare it can share with its
+  * lookup of the same key); the entry the previous fill wrote in between is compared with that
+  * fill's data instead, so the fill lands where a compare in its own cycle would put it.
   *
   * Each operation (one lookup touch or one fill, any invalidations, one confirm and one drop)
   * may happen once a cycle; a fill wins over an invalidation or a drop of the same entry; an
@@ -63,8 +66,10 @@ class AssocCache[T <: Data](
     sameKey: Option[(T, T) => Bool] = None,
     pins: Boolean = false,
     reuse: Boolean = false,
-    late: Boolean = false
+    late: Boolean = false,
+    keyIn: Boolean = false
 ) {
+  require(!keyIn || (late && sameKey.isDefined), "AssocCache: keyIn needs late and sameKey")
   require(n >= 1, s"AssocCache needs at least one entry, got $n")
   private val store = FullyAssocStorage(gen, n)
   private val validR = RegInit(VecInit(Seq.fill(n)(false.B)))
@@ -93,6 +98,8 @@ class AssocCache[T <: Data](
   private val dropEn = WireDefault(false.B)
   private val dropOwner = WireDefault(0.U(ownerBits.W))
   private val cancelEn = WireDefault(false.B)
+  private val sameIn = WireDefault(VecInit(Seq.fill(n)(false.B)))
+  private val wroteLastR = RegInit(VecInit(Seq.fill(n)(false.B)))
 
   // The operations as they apply (with `late`, the ones asked for a cycle earlier).
   private def applied[D <: Data](x: D): D = if (late) RegNext(x) else x
@@ -118,7 +125,19 @@ class AssocCache[T <: Data](
   }
 
   /** Write `data` (see "Where a fill goes"). */
-  def fill(data: T, owner: UInt): Unit = { fillEn := true.B; fillData := data; fillOwner := owner }
+  def fill(data: T, owner: UInt): Unit = {
+    require(!keyIn, "AssocCache with keyIn: fill(data, owner, same)")
+    fillEn := true.B; fillData := data; fillOwner := owner
+  }
+
+  /** The entries holding `key`'s key now, valid or not. */
+  def sameKeyAs(key: T): Vec[Bool] = VecInit(entries.map(x => sameKey.get(x, key)))
+
+  /** With `keyIn`: write `data`; `same` = `sameKeyAs(data)` in this cycle (see "Late updates"). */
+  def fill(data: T, owner: UInt, same: Seq[Bool]): Unit = {
+    require(keyIn, "AssocCache.fill with a same-key vector needs keyIn = true")
+    fillEn := true.B; fillData := data; fillOwner := owner; sameIn := VecInit(same)
+  }
 
   def invalidate(mask: Seq[Bool]): Unit = invalMask := VecInit(mask)
   /** With `late`: the fill asked for in the previous cycle does not land. */
@@ -127,6 +146,11 @@ class AssocCache[T <: Data](
   def drop(owner: UInt): Unit = { dropEn := true.B; dropOwner := owner }
 
   private val dup = sameKey match {
+    case Some(same) if keyIn =>
+      // the key compare of the fill's own cycle, except on the entry the previous fill wrote
+      val sameA = RegNext(sameIn)
+      val lastSame = same(RegNext(fillDataA), fillDataA)
+      VecInit((0 until n).map(i => validR(i) && Mux(wroteLastR(i), lastSame, sameA(i))))
     case Some(same) => VecInit(validR.zip(entries).map { case (v, x) => v && same(x, fillDataA) })
     case None       => VecInit(Seq.fill(n)(false.B))
   }
@@ -153,9 +177,8 @@ class AssocCache[T <: Data](
   store.io.read.valid := false.B
   store.io.read.bits := 0.U
   /** With `late`: the entry the previous cycle's fill wrote, one-hot (none without `late`). */
-  val wroteLast: Vec[Bool] =
-    if (late) RegNext(VecInit((0 until n).map(i => fillA && way === i.U)), VecInit(Seq.fill(n)(false.B)))
-    else VecInit(Seq.fill(n)(false.B))
+  wroteLastR := VecInit((0 until n).map(i => late.B && fillA && way === i.U))
+  val wroteLast: Vec[Bool] = wroteLastR
   store.io.write.valid := fillA
   store.io.write.bits.set := 0.U
   store.io.write.bits.way := way

@@ -99,15 +99,15 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private def samePrefix(a: UInt, b: UInt, level: UInt): Bool = ((a ^ b) & keep(level, a.getWidth)) === 0.U
   private val gpwc = Option.when(p.guestPwcEntries > 0)(
     new AssocCache(new GuestPwcEntry(p), p.guestPwcEntries, p.slotBits, Some((a: GuestPwcEntry, b: GuestPwcEntry) =>
-      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true, late = true)
+      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true, late = true, keyIn = true)
   )
   private val hpwc = Option.when(p.hostPwcEntries > 0)(
     new AssocCache(new HostPwcEntry(p), p.hostPwcEntries, p.slotBits, Some((a: HostPwcEntry, b: HostPwcEntry) =>
-      a.vmid === b.vmid && a.level === b.level && samePrefix(a.gpn, b.gpn, a.level)), pins = true, reuse = true, late = true)
+      a.vmid === b.vmid && a.level === b.level && samePrefix(a.gpn, b.gpn, a.level)), pins = true, reuse = true, late = true, keyIn = true)
   )
   private val ntlb = Option.when(p.nestedTlbEntries > 0)(
     new AssocCache(new NestedTlbEntry(p), p.nestedTlbEntries, p.slotBits, Some((a: NestedTlbEntry, b: NestedTlbEntry) =>
-      a.vmid === b.vmid && a.size === b.size && samePrefix(a.gpn, b.gpn, a.size)), pins = true, reuse = true, late = true)
+      a.vmid === b.vmid && a.size === b.size && samePrefix(a.gpn, b.gpn, a.size)), pins = true, reuse = true, late = true, keyIn = true)
   )
 
   /** Among pointer hits, those of the deepest level (the walk then skips the most reads). */
@@ -266,7 +266,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
             hpwc.foreach { c =>
               val x = Wire(new HostPwcEntry(p))
               x.vmid := s.vmid; x.level := s.hLevel; x.gpn := gpnOf(s.target); x.table := table; x.perm := acc
-              when(canFill) { c.fill(x, e); filled := true.B }
+              when(canFill) { c.fill(x, e, c.sameKeyAs(x)); filled := true.B }
             }
             n.hLevel := s.hLevel - 1.U; n.hPerm := acc
             n.pteAddr := entryAddr(table, h.index(s.target, s.hLevel - 1.U), p.paBits)
@@ -290,7 +290,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
         ntlb.foreach { c =>
           val x = Wire(new NestedTlbEntry(p))
           x.vmid := s.vmid; x.size := s.hLevel(1, 0); x.gpn := gpn; x.base := base; x.perm := s.hPerm; x.d := s.leafD
-          when(canFill) { c.fill(x, e); filled := true.B }
+          when(canFill) { c.fill(x, e, c.sameKeyAs(x)); filled := true.B }
         }
         hostDone(frame(base, s.hLevel, gpn), s.hLevel, s.hPerm)
       }
@@ -305,7 +305,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
             gpwc.foreach { c =>
               val x = Wire(new GuestPwcEntry(p))
               x.vmid := s.vmid; x.asid := s.asid; x.level := s.gLevel; x.vpn := gvpn; x.table := table; x.perm := acc
-              when(canFill) { c.fill(x, e); filled := true.B }
+              when(canFill) { c.fill(x, e, c.sameKeyAs(x)); filled := true.B }
             }
             n.gLevel := s.gLevel - 1.U; n.gTable := table; n.gPerm := acc
             n.target := entryAddr(table, g.index(s.gva, s.gLevel - 1.U), p.targetBits); n.forData := false.B
