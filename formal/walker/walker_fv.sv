@@ -70,7 +70,7 @@
 //       more than FAIR_K cycles in a row while the matching valid is high
 //   L0  (invariants) outstanding accesses == ids of slots in MemWait, their age == the slot's
 //       stay; a slot waiting for the lock has waited at most as long as the holder has held it
-//   L1  a slot stays in a state at most T cycles (after entering it): engine states 1, issue /
+//   L1  a slot stays in a state at most T cycles (after entering it): engine states 3, issue /
 //       Dirty / Done 2*FAIR_K+1, MemWait FAIR_K, Lock the holder's whole read-modify-write
 //   L2  a walk changes state at most STEP_MAX (84) times before Done: position bound ub_pos
 //   L3  every accepted walk answers: a busy slot's age (cycles since acceptance) is at most
@@ -569,7 +569,9 @@ module walker_fv (
     if (d_hitCache == 2'd3)
       `SAFE((d_tValid[0] && !stt[0] && d_tVmid[0 +: VB] == d_hitVmid) ||
             (d_tValid[1] && !stt[1] && d_tVmid[VB +: VB] == d_hitVmid));
-    if (d_hitCache != 2'd0 || d_fillValid) `SAFE(s_engine_state[d_engSlot] && d_fillSlot == d_engSlot);
+    if (d_hitCache != 2'd0) `SAFE(s_engine_state[d_engSlot]);
+    // a fill lands the cycle after the owner's engine turn (AssocCache late): its owner is busy
+    if (d_fillValid) `SAFE(d_busy[d_fillSlot]);
 
     // P8: memory accesses are tagged with an id in flight; reads write nothing, an A/D write
     //     writes one byte
@@ -611,7 +613,8 @@ module walker_fv (
 `ifdef LIVE
   // ================================================================== liveness (prove_live)
   localparam FAIR_K = 2;                     // memory latency bound and longest ready-low run
-  localparam T_ENG  = 1;                     // engine states: the other slot's turn
+  // engine states: the other slot's two-cycle lookup turn (match, select), then its own
+  localparam T_ENG  = 3;
   localparam T_ISS  = 2 * FAIR_K + 1;        // issue / Dirty / Done: the other slot's fire, then own
   localparam T_MW   = FAIR_K;                // MemWait: the memory's answer
   // Lock: the holder's ReadLocked + MemWait + WriteAd + MemWait

@@ -42,6 +42,18 @@ import chisel3.util._
   * (owners in lockstep that all missed pin nothing, and their one-shot fills would otherwise
   * evict the upper levels they had just filled together), and entries not reused age out.
   *
+  * ==Late updates (with `late`)==
+  * A touch / use (PLRU, pin, re-reference value) and a fill take effect one cycle after they are
+  * asked for, from registers, so none of their logic sits behind the caller's decision; the
+  * caller may `cancel()` a fill in the cycle it would land (an invalidation that must win).
+  * Invalidations, confirms and drops act at once. `wroteLast` is the entry the previous cycle's
+  * fill wrote: a caller that matched in that cycle drops a hit on it (its data changed after the
+  * compare). A late fill whose owner confirms in the cycle it lands is confirmed; a late pin
+  * whose owner ends in that cycle is not set. With `keyIn` the caller gives, with the fill, the
+  * entries holding its key in the cycle it asks (`sameKeyAs`, a compare it can share with its
+  * lookup of the same key); the entry the previous fill wrote in between is compared with that
+  * fill's data instead, so the fill lands where a compare in its own cycle would put it.
+  *
   * Each operation (one lookup touch or one fill, any invalidations, one confirm and one drop)
   * may happen once a cycle; a fill wins over an invalidation or a drop of the same entry; an
   * owner's pin set in the cycle of its confirm or drop stays. A touch and a fill never share a
@@ -53,8 +65,11 @@ class AssocCache[T <: Data](
     ownerBits: Int,
     sameKey: Option[(T, T) => Bool] = None,
     pins: Boolean = false,
-    reuse: Boolean = false
+    reuse: Boolean = false,
+    late: Boolean = false,
+    keyIn: Boolean = false
 ) {
+  require(!keyIn || (late && sameKey.isDefined), "AssocCache: keyIn needs late and sameKey")
   require(n >= 1, s"AssocCache needs at least one entry, got $n")
   private val store = FullyAssocStorage(gen, n)
   private val validR = RegInit(VecInit(Seq.fill(n)(false.B)))
@@ -82,11 +97,26 @@ class AssocCache[T <: Data](
   private val confirmOwner = WireDefault(0.U(ownerBits.W))
   private val dropEn = WireDefault(false.B)
   private val dropOwner = WireDefault(0.U(ownerBits.W))
+  private val cancelEn = WireDefault(false.B)
+  private val sameIn = WireDefault(VecInit(Seq.fill(n)(false.B)))
+  private val wroteLastR = RegInit(VecInit(Seq.fill(n)(false.B)))
+
+  // The operations as they apply (with `late`, the ones asked for a cycle earlier).
+  private def applied[D <: Data](x: D): D = if (late) RegNext(x) else x
+  private def appliedEn(x: Bool): Bool = if (late) RegNext(x, false.B) else x
+  private val touchA = appliedEn(touchEn)
+  private val touchWayA = applied(touchWay)
+  private val pinA = appliedEn(pinEn)
+  private val pinWayA = applied(pinWay)
+  private val pinOwnerA = applied(pinOwner)
+  private val fillA = appliedEn(fillEn) && !cancelEn
+  private val fillDataA = applied(fillData)
+  private val fillOwnerA = applied(fillOwner)
 
   /** The lowest-index entry among `hits` (the caller's match, already ANDed with `valid`). */
   def first(hits: Seq[Bool]): (Bool, T, UInt) = (VecInit(hits).asUInt.orR, PriorityMux(hits, entries), PriorityEncoder(hits))
 
-  def touch(way: UInt): Unit = { repl.touch(0.U, way); touchEn := true.B; touchWay := way }
+  def touch(way: UInt): Unit = { touchEn := true.B; touchWay := way }
 
   /** A hit of `owner` on `way`: touch it and pin it for the owner (see "Pins"). */
   def use(way: UInt, owner: UInt): Unit = {
@@ -95,14 +125,33 @@ class AssocCache[T <: Data](
   }
 
   /** Write `data` (see "Where a fill goes"). */
-  def fill(data: T, owner: UInt): Unit = { fillEn := true.B; fillData := data; fillOwner := owner }
+  def fill(data: T, owner: UInt): Unit = {
+    require(!keyIn, "AssocCache with keyIn: fill(data, owner, same)")
+    fillEn := true.B; fillData := data; fillOwner := owner
+  }
+
+  /** The entries holding `key`'s key now, valid or not. */
+  def sameKeyAs(key: T): Vec[Bool] = VecInit(entries.map(x => sameKey.get(x, key)))
+
+  /** With `keyIn`: write `data`; `same` = `sameKeyAs(data)` in this cycle (see "Late updates"). */
+  def fill(data: T, owner: UInt, same: Seq[Bool]): Unit = {
+    require(keyIn, "AssocCache.fill with a same-key vector needs keyIn = true")
+    fillEn := true.B; fillData := data; fillOwner := owner; sameIn := VecInit(same)
+  }
 
   def invalidate(mask: Seq[Bool]): Unit = invalMask := VecInit(mask)
+  /** With `late`: the fill asked for in the previous cycle does not land. */
+  def cancel(): Unit = { require(late, "AssocCache.cancel needs late = true"); cancelEn := true.B }
   def confirm(owner: UInt): Unit = { confirmEn := true.B; confirmOwner := owner }
   def drop(owner: UInt): Unit = { dropEn := true.B; dropOwner := owner }
 
   private val dup = sameKey match {
-    case Some(same) => VecInit(validR.zip(entries).map { case (v, x) => v && same(x, fillData) })
+    case Some(same) if keyIn =>
+      // the key compare of the fill's own cycle, except on the entry the previous fill wrote
+      val sameA = RegNext(sameIn)
+      val lastSame = same(RegNext(fillDataA), fillDataA)
+      VecInit((0 until n).map(i => validR(i) && Mux(wroteLastR(i), lastSame, sameA(i))))
+    case Some(same) => VecInit(validR.zip(entries).map { case (v, x) => v && same(x, fillDataA) })
     case None       => VecInit(Seq.fill(n)(false.B))
   }
   private val free = validR.map(!_)
@@ -127,31 +176,39 @@ class AssocCache[T <: Data](
   def fillWayOH: Seq[Bool] = (0 until n).map(way === _.U)
   store.io.read.valid := false.B
   store.io.read.bits := 0.U
-  store.io.write.valid := fillEn
+  /** With `late`: the entry the previous cycle's fill wrote, one-hot (none without `late`). */
+  wroteLastR := VecInit((0 until n).map(i => late.B && fillA && way === i.U))
+  val wroteLast: Vec[Bool] = wroteLastR
+  store.io.write.valid := fillA
   store.io.write.bits.set := 0.U
   store.io.write.bits.way := way
-  store.io.write.bits.data := fillData
-  when(fillEn) { repl.fill(0.U, way, evicting && way === victim) }
+  store.io.write.bits.data := fillDataA
+  when(fillA) { repl.fill(0.U, way, evicting && way === victim) }
+  when(touchA) { repl.touch(0.U, touchWayA) }
+  // A late fill lands after its owner's turn: confirmed if the owner answers in that cycle.
+  private val fillConfirmed = late.B && confirmEn && confirmOwner === fillOwnerA
   for (i <- 0 until n) {
     val mine = ownerR(i)
-    val filled = fillEn && way === i.U
+    val filled = fillA && way === i.U
     val dropped = dropEn && provR(i) && mine === dropOwner
     validR(i) := filled || (validR(i) && !invalMask(i) && !dropped)
-    provR(i) := filled || (provR(i) && !(confirmEn && mine === confirmOwner))
-    when(filled) { ownerR(i) := fillOwner }
+    provR(i) := (filled && !fillConfirmed) || (provR(i) && !(confirmEn && mine === confirmOwner))
+    when(filled) { ownerR(i) := fillOwnerA }
   }
   rrpvR.zip(top).foreach { case (rr, t) =>
     val dupFill = dup.asUInt.orR
     val age = 3.U - t
     for (i <- 0 until n) {
       val aged = rr(i) +& age
-      when(fillEn && way === i.U) { rr(i) := Mux(dupFill, 0.U, 2.U) }
-        .elsewhen(touchEn && touchWay === i.U) { rr(i) := 0.U }
-        .elsewhen(fillEn && evicting && cand(i)) { rr(i) := Mux(aged > 3.U, 3.U, aged(1, 0)) }
+      when(fillA && way === i.U) { rr(i) := Mux(dupFill, 0.U, 2.U) }
+        .elsewhen(touchA && touchWayA === i.U) { rr(i) := 0.U }
+        .elsewhen(fillA && evicting && cand(i)) { rr(i) := Mux(aged > 3.U, 3.U, aged(1, 0)) }
     }
   }
   for (o <- 0 until owners) {
     val ends = (confirmEn && confirmOwner === o.U) || (dropEn && dropOwner === o.U)
-    when(pinEn && pinOwner === o.U) { pinR(o) := UIntToOH(pinWay, n) }.elsewhen(ends) { pinR(o) := 0.U }
+    // Without `late` a pin set in its owner's last cycle stays; a late pin then is not set.
+    val pinNow = pinA && pinOwnerA === o.U && !(late.B && ends)
+    when(pinNow) { pinR(o) := UIntToOH(pinWayA, n) }.elsewhen(ends) { pinR(o) := 0.U }
   }
 }

@@ -25,8 +25,14 @@ import xlat.common._
   *        pointer: -> HostStart (next guest level);  leaf (+A/D) -> GuestLeafDone -> HostStart
   *   data access: -> Done (response)
   * }}}
-  * Engine states take one turn of the step engine (round robin, one slot a cycle; each turn
-  * does at most one cache lookup or fill); issue states take the memory port (round robin); a
+  * Engine states take one turn of the step engine (one slot at a time; each turn does at most
+  * one cache lookup or fill); the engine's choice is registered (a round robin picks the slot
+  * served in the next cycle). A lookup turn is two cycles on the same slot: match
+  * (every entry compared, hit vectors registered), then select (the deepest registered hit still
+  * valid and the slot's next registers); the hit's pin / PLRU / re-reference update and a fill
+  * land one cycle after their turn (AssocCache `late`; a flush in that cycle drops the fill).
+  * Issue states take
+  * the memory port (round robin); a
   * slot has at most one access outstanding and tags it with its request id.
   *
   * ==Caches and flushes==
@@ -93,15 +99,15 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private def samePrefix(a: UInt, b: UInt, level: UInt): Bool = ((a ^ b) & keep(level, a.getWidth)) === 0.U
   private val gpwc = Option.when(p.guestPwcEntries > 0)(
     new AssocCache(new GuestPwcEntry(p), p.guestPwcEntries, p.slotBits, Some((a: GuestPwcEntry, b: GuestPwcEntry) =>
-      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true)
+      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true, late = true, keyIn = true)
   )
   private val hpwc = Option.when(p.hostPwcEntries > 0)(
     new AssocCache(new HostPwcEntry(p), p.hostPwcEntries, p.slotBits, Some((a: HostPwcEntry, b: HostPwcEntry) =>
-      a.vmid === b.vmid && a.level === b.level && samePrefix(a.gpn, b.gpn, a.level)), pins = true, reuse = true)
+      a.vmid === b.vmid && a.level === b.level && samePrefix(a.gpn, b.gpn, a.level)), pins = true, reuse = true, late = true, keyIn = true)
   )
   private val ntlb = Option.when(p.nestedTlbEntries > 0)(
     new AssocCache(new NestedTlbEntry(p), p.nestedTlbEntries, p.slotBits, Some((a: NestedTlbEntry, b: NestedTlbEntry) =>
-      a.vmid === b.vmid && a.size === b.size && samePrefix(a.gpn, b.gpn, a.size)), pins = true, reuse = true)
+      a.vmid === b.vmid && a.size === b.size && samePrefix(a.gpn, b.gpn, a.size)), pins = true, reuse = true, late = true, keyIn = true)
   )
 
   /** Among pointer hits, those of the deepest level (the walk then skips the most reads). */
@@ -126,12 +132,40 @@ class NestedWalker(val p: WalkerParams) extends Module {
   }
 
   // ---- step engine -------------------------------------------------------------------------
-  private val engine = new RoundRobin(W)(
-    state.map(st => Seq(Start, HostStart, HostEntry, HostLeafDone, GuestEntry, GuestLeafDone).map(_ === st).reduce(_ || _))
-  )
-  private val e = engine.index
+  // The engine serves the slot `cur` chosen in the previous cycle (a registered choice: the
+  // round robin over the slots' states runs beside the turn instead of in front of it). A slot
+  // leaves an engine state only by its own turn, so a slot chosen in an engine state is still
+  // in one when served; the slot being served is a candidate of the next choice too (it may go
+  // on to another engine state, e.g. Start -> HostStart), last in the round-robin order, and if
+  // its turn took it out of the engine states the cycle it is served in does nothing.
+  private val engineStates = Seq(Start, HostStart, HostEntry, HostLeafDone, GuestEntry, GuestLeafDone)
+  private val wantsEngine = VecInit(state.map(st => engineStates.map(_ === st).reduce(_ || _)))
+  private val engine = new RoundRobin(W, hold = false)(wantsEngine)
+  // Two-cycle lookup turns (`lookStates`: the engine states that look a cache up, when that
+  // cache exists). The first cycle (match) compares the slot's key with every entry and
+  // registers the hit vectors; the engine stays on that slot (`look2`), and the second cycle
+  // (select) takes the deepest registered hit that is still valid and does the rest of the
+  // turn. Nothing fills in between (the engine is the only filler and is held), so an entry
+  // still valid in the select cycle holds the data it was matched against; an invalidation
+  // (flush, a bus-error walk's drop) in the match cycle removes the hit.
+  private val lookStates = Seq(Start -> gpwc.isDefined, HostStart -> (ntlb.isDefined || hpwc.isDefined)).collect {
+    case (k, true) => k
+  }
+  private val look2 = RegInit(false.B)
+  private val curValid = RegInit(false.B)
+  private val cur = RegInit(0.U(p.slotBits.W))
+  private val e = cur
   private val s = slot(e)
   private val st = state(e)
+  private val served = curValid && wantsEngine(e)
+  private val matchTurn = served && !look2 && lookStates.map(_ === st).foldLeft(false.B)(_ || _)
+  look2 := matchTurn
+  when(matchTurn) { curValid := true.B }
+    .otherwise {
+      curValid := engine.valid
+      cur := engine.index
+      when(engine.valid) { engine.granted() }
+    }
   private val n = WireDefault(s)
   private val nst = WireDefault(st)
   private val canFill = !s.noFill && !io.flush.fire
@@ -157,8 +191,25 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val gEntry = g.decode(s.pte, s.gLevel, 64)
   private val hEntry = h.decode(s.pte, s.hLevel, p.paBits)
 
-  when(engine.valid) {
-    engine.granted()
+  // Match stage: the served slot's keys against every entry, registered every cycle (read only
+  // in the select cycle that follows a match turn, where the engine still serves that slot).
+  private val gpnKey = gpnOf(s.target)
+  private val gpwcHitsR = gpwc.map(c => RegNext(VecInit(c.entries.map { x =>
+    x.vmid === s.vmid && x.asid === s.asid && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U
+  })))
+  private val ntlbHitsR = ntlb.map(c => RegNext(VecInit(c.entries.map { x =>
+    x.vmid === s.vmid && ((x.gpn ^ gpnKey) & keep(x.size, x.gpn.getWidth)) === 0.U && !(hostWrite && !x.d)
+  })))
+  private val hpwcHitsR = hpwc.map(c => RegNext(VecInit(c.entries.map { x =>
+    x.vmid === s.vmid && ((x.gpn ^ gpnKey) & keep(x.level, x.gpn.getWidth)) === 0.U
+  })))
+  /** Select stage: the registered matches of entries still valid and not rewritten by the fill
+    * that landed in the match cycle (late fills land a cycle after their turn). */
+  private def selected[T <: Data](c: AssocCache[T], hitsR: Option[Vec[Bool]]): Seq[Bool] =
+    hitsR.get.zip(c.valid).zip(c.wroteLast).map { case ((h, v), w) => h && v && !w }
+
+  private val turn = served && !matchTurn
+  when(turn) {
     slot(e) := n
     state(e) := nst
     switch(st) {
@@ -167,11 +218,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
           .elsewhen(!g.inRange(s.gva)) { fault(Fault.Range, 0, g.topLevel.U, 0.U) }
           .otherwise {
             val (hit, ent, way) = gpwc match {
-              case Some(c) =>
-                val hits = c.valid.zip(c.entries).map { case (v, x) =>
-                  v && x.vmid === s.vmid && x.asid === s.asid && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U
-                }
-                deepest[GuestPwcEntry](c, hits, _.level, g.topLevel)
+              case Some(c) => deepest[GuestPwcEntry](c, selected(c, gpwcHitsR), _.level, g.topLevel)
               case None => (false.B, 0.U.asTypeOf(new GuestPwcEntry(p)), 0.U)
             }
             val level = Mux(hit, ent.level - 1.U, g.topLevel.U)
@@ -185,19 +232,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
       is(HostStart) {
         val gpn = gpnOf(s.target)
         val (tHit, tEnt, tWay) = ntlb match {
-          case Some(c) =>
-            val hits = c.valid.zip(c.entries).map { case (v, x) =>
-              v && x.vmid === s.vmid && ((x.gpn ^ gpn) & keep(x.size, x.gpn.getWidth)) === 0.U && !(hostWrite && !x.d)
-            }
-            c.first(hits)
-          case None => (false.B, 0.U.asTypeOf(new NestedTlbEntry(p)), 0.U)
+          case Some(c) => c.first(selected(c, ntlbHitsR))
+          case None    => (false.B, 0.U.asTypeOf(new NestedTlbEntry(p)), 0.U)
         }
         val (pHit, pEnt, pWay) = hpwc match {
-          case Some(c) =>
-            val hits = c.valid.zip(c.entries).map { case (v, x) =>
-              v && x.vmid === s.vmid && ((x.gpn ^ gpn) & keep(x.level, x.gpn.getWidth)) === 0.U
-            }
-            deepest[HostPwcEntry](c, hits, _.level, h.topLevel)
+          case Some(c) => deepest[HostPwcEntry](c, selected(c, hpwcHitsR), _.level, h.topLevel)
           case None => (false.B, 0.U.asTypeOf(new HostPwcEntry(p)), 0.U)
         }
         when(!inGpaRange(s.target)) { fault(Fault.Range, 1, h.topLevel.U, s.target) }
@@ -227,7 +266,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
             hpwc.foreach { c =>
               val x = Wire(new HostPwcEntry(p))
               x.vmid := s.vmid; x.level := s.hLevel; x.gpn := gpnOf(s.target); x.table := table; x.perm := acc
-              when(canFill) { c.fill(x, e); filled := true.B }
+              when(canFill) { c.fill(x, e, c.sameKeyAs(x)); filled := true.B }
             }
             n.hLevel := s.hLevel - 1.U; n.hPerm := acc
             n.pteAddr := entryAddr(table, h.index(s.target, s.hLevel - 1.U), p.paBits)
@@ -251,7 +290,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
         ntlb.foreach { c =>
           val x = Wire(new NestedTlbEntry(p))
           x.vmid := s.vmid; x.size := s.hLevel(1, 0); x.gpn := gpn; x.base := base; x.perm := s.hPerm; x.d := s.leafD
-          when(canFill) { c.fill(x, e); filled := true.B }
+          when(canFill) { c.fill(x, e, c.sameKeyAs(x)); filled := true.B }
         }
         hostDone(frame(base, s.hLevel, gpn), s.hLevel, s.hPerm)
       }
@@ -266,7 +305,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
             gpwc.foreach { c =>
               val x = Wire(new GuestPwcEntry(p))
               x.vmid := s.vmid; x.asid := s.asid; x.level := s.gLevel; x.vpn := gvpn; x.table := table; x.perm := acc
-              when(canFill) { c.fill(x, e); filled := true.B }
+              when(canFill) { c.fill(x, e, c.sameKeyAs(x)); filled := true.B }
             }
             n.gLevel := s.gLevel - 1.U; n.gTable := table; n.gPerm := acc
             n.target := entryAddr(table, g.index(s.gva, s.gLevel - 1.U), p.targetBits); n.forData := false.B
@@ -416,6 +455,9 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val flushAll = fk === FlushKind.All.U || fk === 3.U
   when(io.flush.fire) {
     for (i <- 0 until W) when(busy(i)) { slot(i).noFill := true.B }
+    // a fill decided in the previous cycle lands in this one: the flush wins (it was asked for
+    // by a walk in flight at the flush)
+    for (c <- Seq(gpwc, hpwc, ntlb)) c.foreach(_.cancel())
     gpwc.foreach(c =>
       c.invalidate(c.entries.map { x =>
         flushAll || (x.vmid === io.flush.bits.vmid &&
@@ -434,9 +476,9 @@ class NestedWalker(val p: WalkerParams) extends Module {
     "walks" -> PerfCounter(io.resp.fire),
     "memReads" -> PerfCounter(io.mem_req.fire && !mWrite),
     "memWrites" -> PerfCounter(io.mem_req.fire && mWrite),
-    "guestPwcHits" -> PerfCounter(engine.valid && gpwcHit),
-    "hostPwcHits" -> PerfCounter(engine.valid && hpwcHit),
-    "nestedTlbHits" -> PerfCounter(engine.valid && ntlbHit),
+    "guestPwcHits" -> PerfCounter(turn && gpwcHit),
+    "hostPwcHits" -> PerfCounter(turn && hpwcHit),
+    "nestedTlbHits" -> PerfCounter(turn && ntlbHit),
     "faults" -> PerfCounter(io.resp.fire && !ok),
     "busErrors" -> PerfCounter(io.resp.fire && rs.fault === Fault.Bus.U),
     "dirtyEvents" -> PerfCounter(io.dirty.fire),
@@ -465,10 +507,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
     view[GuestPwcEntry](gpwc, d.gpwcValid, d.gpwcVmid, _.vmid)
     view[HostPwcEntry](hpwc, d.hpwcValid, d.hpwcVmid, _.vmid)
     view[NestedTlbEntry](ntlb, d.ntlbValid, d.ntlbVmid, _.vmid)
-    d.hitCache := Mux(engine.valid, hitCache, 0.U)
+    d.hitCache := Mux(turn, hitCache, 0.U)
     d.hitVmid := hitVmid
-    d.fillValid := engine.valid && filled
-    d.fillSlot := e
+    // fills land one cycle after the turn that decides them (AssocCache late), unless a flush
+    d.fillValid := RegNext(turn && filled, false.B) && !io.flush.fire
+    d.fillSlot := RegNext(e)
     d.respHostPerm := rs.hPerm
     for (i <- 0 until W) {
       val x = slot(i)
@@ -483,8 +526,9 @@ class NestedWalker(val p: WalkerParams) extends Module {
       case None    => d.gpwcAsid := VecInit(Seq.fill(d.gpwcAsid.size)(0.U))
     }
     d.engSlot := e
-    d.fillCache := MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U))
-    val ways = Seq(GuestEntry -> gpwc, HostEntry -> hpwc, HostLeafDone -> ntlb).collect { case (k, Some(c)) => (st === k) -> c.fillWay }
+    val fillCache = RegNext(MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U)))
+    d.fillCache := fillCache
+    val ways = Seq(1 -> gpwc, 2 -> hpwc, 3 -> ntlb).collect { case (k, Some(c)) => (fillCache === k.U) -> c.fillWay }
     d.fillWay := MuxCase(0.U, ways)
   }
 }
