@@ -238,19 +238,26 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val selPage = VecInit(won.sel.take(p.ways)).asUInt.orR
   private val hitWay = Wire(UInt(pageRepl.policy.wayBits.W))
   hitWay := OHToUInt(won.sel.take(p.ways))
+  // With SRAM (many sets: 128 words in babelfish_l2) the set's replacement word is read one
+  // stage earlier, in pick ([[ReadAhead]]): the 1-of-sets multiplexer of the words then runs
+  // beside the class priority instead of in front of the fill's way choice, and each update is
+  // computed once from that word and written into its set, instead of by update logic per set
+  // with the way fanned out to every word.
+  private val pageAhead = if (p.sram && timing.selReg && p.sets > 1) Some(new ReadAhead(pageRepl, setW)) else None
+  private val pageWord = pageAhead.map(a => a.word(set, RegNext(pageRepl.peek(k.bits.set))))
+  private val touchWord = pageWord.map(pageRepl.policy.touch(_, hitWay))
   when(lookupNow && hit) {
     when(selPage) {
-      pageRepl.touch(set, hitWay)
+      // with the read-ahead word the new word is computed once and written into the one set
+      touchWord match {
+        case Some(t) => pageRepl.write(set, t)
+        case None    => pageRepl.touch(set, hitWay)
+      }
     }.otherwise {
       superRepl.touch(0.U, OHToUInt(won.sel.drop(p.ways)))
     }
   }
-  // With SRAM (many sets: 128 words in babelfish_l2) the fill's victim comes from the set's
-  // replacement word read one stage earlier, in pick ([[ReadAhead]]): the 1-of-sets multiplexer
-  // of the words then runs beside the class priority instead of in front of the way choice.
-  private val pageAhead = if (p.sram && timing.selReg && p.sets > 1) Some(new ReadAhead(pageRepl, setW)) else None
-  private val pageWord = pageAhead.map(a => a.word(set, RegNext(pageRepl.peek(k.bits.set))))
-  pageAhead.foreach(_.touched(lookupNow && hit && selPage, set, pageRepl.policy.touch(pageWord.get, hitWay)))
+  pageAhead.foreach(_.touched(lookupNow && hit && selPage, set, touchWord.get))
   private val pageVictim = pageWord.map(pageRepl.policy.victim(_)).getOrElse(pageRepl.victim(set))
 
   // ---- fill: choose the way in respond, write it in commit ---------------------------------
@@ -276,6 +283,14 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   choice.bits.way := Mux(toSuper, superWay, pageWay)
   choice.bits.evict := Mux(toSuper, superEvict, pageEvict)
   private val w = Stage(choice, timing.selReg)
+  // the fill's new replacement word (as ReplacementState.fill makes it), from the read-ahead
+  // word: nothing else updates the set between respond and commit (write shadow)
+  private val fillWordW = pageWord.map { pw =>
+    val pol = pageRepl.policy
+    val way = Wire(UInt(pol.wayBits.W))
+    way := pageWay
+    RegNext(pol.touch(Mux(pageEvict, pol.taken(pw), pw), way))
+  }
   // the commit's way is wide enough for either array: each array takes the bits it indexes by
   private val pageWayW = w.bits.way(log2Ceil(p.ways).max(1) - 1, 0)
   private val superWayW = w.bits.way(log2Ceil(p.superpageEntries).max(1) - 1, 0)
@@ -296,7 +311,10 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
       val d = o(w.bits.set)(pageWayW)
       d.global := w.bits.entry.global; d.own := w.bits.entry.own; d.pcid := w.bits.entry.pcid; d.ccid := w.bits.entry.ccid
     }
-    pageRepl.fill(w.bits.set, pageWayW, w.bits.evict)
+    fillWordW match {
+      case Some(f) => pageRepl.write(w.bits.set, f)
+      case None    => pageRepl.fill(w.bits.set, pageWayW, w.bits.evict)
+    }
   }
   when(w.valid && w.bits.toSuper) {
     superValid(superWayW) := true.B

@@ -174,6 +174,11 @@ class ReplacementState(val policy: ReplacementPolicy, sets: Int) {
       when(words.U === 1.U || set === i.U) { state(i) := next(state(i)) }
     }
 
+  /** Write `next` into the word of `set`: a caller that computed the new word once (from a
+    * [[ReadAhead]] word) instead of by the update logic of every word.
+    */
+  def write(set: UInt, next: UInt): Unit = updateEach(set)(_ => next)
+
   /** A hit used `way`. */
   def touch(set: UInt, way: UInt): Unit = updateEach(set)(policy.touch(_, sized(way)))
 
