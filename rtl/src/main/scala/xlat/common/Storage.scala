@@ -13,9 +13,15 @@ object StorageKind {
   * ==Structure==
   * `flops`: a register array, read combinationally (`readLatency` 0) or through a row register
   * (`readReg`, `readLatency` 1, the read stage of [[LookupTiming]]), and also visible whole
-  * through `all` so that flash operations can look at every entry. `sram`: one `SyncReadMem`
+  * through `all` so that flash operations can look at every entry. `flops` with `lutram`: the
+  * same cycle behaviour, but one `Mem` per way (combinational read, clocked write), which
+  * synthesis maps to distributed RAM (ECP5 DPR16X4: 16 words x 4 bits per cell, asynchronous
+  * read; Xilinx RAM32M / RAM64M): a set read is one LUT level and the set index drives one
+  * address pin per 4 bits of a way instead of a multiplexer tree over every entry bit; there is
+  * no `all` view (zero-filled), so the owner keeps in flops whatever it compares in every set
+  * at once. `sram`: one memory
   * per way with one read and one write port (`readLatency` 1), which synthesis maps to block
-  * RAM. Either way `readData` holds until the next enabled read.
+  * RAM (a `Mem` with a registered read, see below). Either way `readData` holds until the next enabled read.
   *
   * Valid bits are the owner's: they need flash clears that an SRAM cannot give, so every block
   * keeps them in flops beside this array.
@@ -23,8 +29,15 @@ object StorageKind {
   * The owner must not read a set in the cycle it writes it when `readLatency` is 1 (the SRAM's
   * read-during-write value is undefined); the TLBs guarantee it with a [[WriteShadow]].
   */
-class SetAssocStorage[T <: Data](gen: T, val sets: Int, val ways: Int, val sram: Boolean, readReg: Boolean = false)
-    extends Module {
+class SetAssocStorage[T <: Data](
+    gen: T,
+    val sets: Int,
+    val ways: Int,
+    val sram: Boolean,
+    readReg: Boolean = false,
+    lutram: Boolean = false
+) extends Module {
+  require(!(sram && lutram), "SetAssocStorage: lutram is a kind of flops storage, not of sram")
   require(sets >= 1 && isPow2(sets), s"sets must be a power of 2 >= 1, got $sets")
   require(ways >= 1, s"ways must be >= 1, got $ways")
   val setBits = log2Ceil(sets).max(1)
@@ -40,7 +53,7 @@ class SetAssocStorage[T <: Data](gen: T, val sets: Int, val ways: Int, val sram:
       val way = UInt(wayBits.W)
       val data = gen.cloneType
     }))
-    /** Every entry (flops only; zero-filled for sram, where no such view exists). */
+    /** Every entry (flops only; zero-filled for sram and lutram, where no such view exists). */
     val all = Output(Vec(sets, Vec(ways, gen)))
   })
 
@@ -51,8 +64,26 @@ class SetAssocStorage[T <: Data](gen: T, val sets: Int, val ways: Int, val sram:
     // which neither synthesis nor block-RAM inference handles well.
     val width = gen.getWidth
     for (w <- 0 until ways) {
-      val mem = SyncReadMem(sets, UInt(width.W))
-      io.readData(w) := mem.read(setOf(io.read.bits), io.read.valid).asTypeOf(gen)
+      // A combinational-read memory behind a data register with the read enable: synthesis
+      // merges the register into the memory as a registered, read-first block-RAM read. A
+      // `SyncReadMem` is emitted with its address registered instead (it reads the word being
+      // written), which no ECP5 block RAM does across its ports: Yosys built each way of
+      // babelfish_l2 from 272 distributed-RAM cells instead of 4 DP16KD. The owners never read
+      // a set in the cycle they write it, so the read-during-write order is never seen.
+      val mem = Mem(sets, UInt(width.W))
+      io.readData(w) := RegEnable(mem.read(setOf(io.read.bits)), io.read.valid).asTypeOf(gen)
+      when(io.write.valid && io.write.bits.way === w.U) {
+        mem.write(setOf(io.write.bits.set), io.write.bits.data.asUInt)
+      }
+    }
+    io.all := 0.U.asTypeOf(io.all)
+  } else if (lutram) {
+    val width = gen.getWidth
+    for (w <- 0 until ways) {
+      val mem = Mem(sets, UInt(width.W))
+      val rd = mem.read(setOf(io.read.bits)).asTypeOf(gen)
+      // the row register (readReg) loads every cycle, as with register storage
+      io.readData(w) := (if (readReg) RegNext(rd) else rd)
       when(io.write.valid && io.write.bits.way === w.U) {
         mem.write(setOf(io.write.bits.set), io.write.bits.data.asUInt)
       }
