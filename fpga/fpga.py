@@ -29,7 +29,8 @@ import gen_wrapper  # noqa: E402
 from xlat_tb.manifest import load_manifest  # noqa: E402  (the one manifest reader)
 
 DEFAULT_CONFIGS = ["babelfish_l1", "babelfish_l1_noshare", "babelfish_l2", "babelfish_l2_noshare",
-                   "walker_x86", "walker_baseline", "pml_default", "pml_dedup"]
+                   "walker_x86", "walker_x86_5", "walker_rv39", "walker_rv48", "walker_baseline",
+                   "pml_default", "pml_dedup"]
 QUICK_CONFIGS = ["babelfish_formal"]
 # Mechanism vs baseline of the same generator, for the ratio table:
 # (label, mechanism config, baseline config, what the mechanism is).
