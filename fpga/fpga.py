@@ -41,6 +41,15 @@ PAIRS = [("BabelFishTlb L1", "babelfish_l1", "babelfish_l1_noshare", "sharing"),
          ("PmlLogger", "pml_dedup", "pml_default", "8-entry dedup filter")]
 
 
+def pipeline(manifest):
+    """The configuration's pipeline depth as its generator states it (manifest "derived.pipeline"),
+    else the lookup latency parameter, else nothing."""
+    d, p = manifest.get("derived", {}), manifest.get("params", {})
+    if d.get("pipeline"):
+        return d["pipeline"]
+    return f"latency {p['latency']}" if "latency" in p else ""
+
+
 def describe(params):
     """One-cell summary of a configuration's parameters for the main table."""
     if "sharing" in params:  # BabelFishTlb
@@ -260,7 +269,7 @@ def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=1500):
     xil = xilinx_counts(stat_cells(xstat, mod))
     times["total_s"] = time.time() - t_start
 
-    res = {"config": cfg, "module": mod, "params": manifest.get("params", {}),
+    res = {"config": cfg, "module": mod, "params": manifest.get("params", {}), "pipeline": pipeline(manifest),
            "wrapper": {"input_bits": n_in, "output_bits": n_out},
            "ecp5_block": blk_ecp5, "ecp5_wrapper_only": top_ecp5, "nextpnr": pnr, "xilinx": xil,
            "times": {k: round(v, 1) for k, v in times.items()}, "seed": seed, "note": note}
@@ -361,12 +370,12 @@ def write_report(out_dir, results, argv, wall):
              "ECP5 LUT4 counts one CCU2C carry cell as two LUT4. Fmax is the block clock after place and route "
              "of the wrapped design.")
     L.append("")
-    L.append("| configuration | parameters | ECP5 LUT4 | ECP5 FF | DP16KD | Fmax (MHz) | XC7 LUT6 | XC7 FF | XC7 RAMB18/36 | XC7 LUTRAM |")
-    L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    L.append("| configuration | parameters | pipeline | ECP5 LUT4 | ECP5 FF | DP16KD | DPR16X4 | Fmax (MHz) | XC7 LUT6 | XC7 FF | XC7 RAMB18/36 | XC7 LUTRAM |")
+    L.append("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for r in results:
         e, x, p = r["ecp5_block"], r["xilinx"], r["nextpnr"]
-        L.append(f"| {r['config']} | {describe(r['params'])} "
-                 f"| {e['lut4_equiv']} | {e['ff']} | {e['dp16kd']} | {fmt_fmax(p)} | {x['lut6']} | {x['ff']} "
+        L.append(f"| {r['config']} | {describe(r['params'])} | {r.get('pipeline', '')} "
+                 f"| {e['lut4_equiv']} | {e['ff']} | {e['dp16kd']} | {e.get('dpr16x4', 0)} | {fmt_fmax(p)} | {x['lut6']} | {x['ff']} "
                  f"| {x['ramb18']}/{x['ramb36']} | {x['lutram']} |")
     if any(r["nextpnr"].get("estimate") for r in results):
         L.append("")

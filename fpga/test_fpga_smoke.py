@@ -107,3 +107,24 @@ def test_netlist_keeps_every_port(smoke_run):
         assert len(ports[p["name"]]["bits"]) == p["width"], p
     top = mods["fpga_top"]
     assert sorted(top["ports"]) == ["clk", "load", "rst", "si", "so"]
+
+
+def test_readme_table_from_run(smoke_run, tmp_path):
+    """fpga/readme_table.py rewrites only the marked block of a README, with one row per
+    configuration of the run carrying that run's own figures; --check then agrees."""
+    import readme_table
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# title\nbefore\n{readme_table.BEGIN}\nstale row\n{readme_table.END}\nafter\n")
+    results = os.path.join(OUT, "results.json")
+    p = subprocess.run([sys.executable, os.path.join(HERE, "readme_table.py"), "--results", results,
+                        "--readme", str(readme)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    text = readme.read_text()
+    assert text.startswith("# title\nbefore\n") and text.endswith("\nafter\n") and "stale row" not in text
+    r = {x["config"]: x for x in smoke_run["results"]}[CFG]
+    row = next(line for line in text.splitlines() if line.startswith(f"| {CFG} |"))
+    assert str(r["nextpnr"]["fmax_mhz"]) in row and f"| {r['ecp5_block']['lut4_equiv']} |" in row, row
+    assert r["nextpnr"]["critical_path"]["start"] in row
+    chk = subprocess.run([sys.executable, os.path.join(HERE, "readme_table.py"), "--results", results,
+                          "--readme", str(readme), "--check"], capture_output=True, text=True)
+    assert chk.returncode == 0, chk.stderr
