@@ -81,12 +81,22 @@ class AtsTable:
     """Per-SID translation tables.  A page is translated by the most specific mapping that
     covers it (4 KiB, then 2 MiB, then 1 GiB); an explicit fault (``set_fault``) wins over
     every mapping of its page; an unmapped page is a fault.  ``version`` counts changes (a
-    scoreboard can tell which completions were computed before a change)."""
+    scoreboard can tell which completions were computed before a change).
+
+    The answer's size is the largest one over which the answer is uniform, as an IOMMU
+    reports it (docs/devtlb.md "PCIe ATS mapping": a smaller pageSize that lies inside the
+    translation): a 2 MiB / 1 GiB mapping with a more specific mapping or a fault somewhere
+    inside is answered, for the pages around it, as the largest aligned piece (2 MiB or
+    4 KiB) holding the page and nothing more specific."""
 
     def __init__(self):
         self._maps: dict[tuple, Mapping] = {}     # (sid, size, aligned iova) -> Mapping
         self._faults: set[tuple] = set()          # (sid, page)
+        self._sid_items: dict[int, set] = {}      # sid -> {(size, iova)} incl. faults as 4 KiB
         self.version = 0
+
+    def _items(self, sid: int) -> set:
+        return self._sid_items.setdefault(sid, set())
 
     def map(self, sid: int, iova: int, ppn: int, size: int = PS_4K, perm_r: int = 1,
             perm_w: int = 1) -> Mapping:
@@ -98,6 +108,7 @@ class AtsTable:
                              f"aligned to {low + 1} pages")
         m = Mapping(sid, iova, size, ppn, int(bool(perm_r)), int(bool(perm_w)))
         self._maps[(sid, size, iova)] = m
+        self._items(sid).add((size, iova))
         self.version += 1
         return m
 
@@ -105,14 +116,22 @@ class AtsTable:
         """Remove the mappings of ``sid`` covering page ``iova`` (of one size, or all)."""
         gone = []
         for sz in (PAGE_LOW_BITS if size is None else (size,)):
-            k = (sid, sz, iova & ~((1 << PAGE_LOW_BITS[sz]) - 1))
-            if k in self._maps:
-                gone.append(self._maps.pop(k))
+            base = iova & ~((1 << PAGE_LOW_BITS[sz]) - 1)
+            if (sid, sz, base) in self._maps:
+                gone.append(self._maps.pop((sid, sz, base)))
+                if not (sz == PS_4K and (sid, base) in self._faults):
+                    self._items(sid).discard((sz, base))
         self.version += 1
         return gone
 
     def set_fault(self, sid: int, page: int, on: bool = True) -> None:
-        (self._faults.add if on else self._faults.discard)((sid, page))
+        if on:
+            self._faults.add((sid, page))
+            self._items(sid).add((PS_4K, page))
+        else:
+            self._faults.discard((sid, page))
+            if (sid, PS_4K, page) not in self._maps:
+                self._items(sid).discard((PS_4K, page))
         self.version += 1
 
     def mappings(self, sid: int | None = None) -> list[Mapping]:
@@ -131,7 +150,18 @@ class AtsTable:
         m = self.find(sid, page)
         if m is None:
             return AtsAnswer(fault=1)
-        return AtsAnswer(fault=0, ppn=m.ppn, pageSize=m.size, perm_r=m.perm_r, perm_w=m.perm_w)
+        size = m.size
+        while size > PS_4K:
+            low = PAGE_LOW_BITS[size]
+            block = page >> low
+            # anything more specific than m inside this block makes it non-uniform
+            if not any(sz < m.size and (iv >> low) == block for sz, iv in self._items(sid)):
+                break
+            size -= 1
+        low = PAGE_LOW_BITS[size]
+        start = page & ~((1 << low) - 1)
+        return AtsAnswer(fault=0, ppn=m.ppn + (start - m.iova), pageSize=size, perm_r=m.perm_r,
+                         perm_w=m.perm_w)
 
     def map_random(self, rng: random.Random, sid: int, iova: int, size: int, ppn_bits: int,
                    p_readonly: float = 0.1, p_noaccess: float = 0.0) -> Mapping:

@@ -36,6 +36,8 @@ def test_table_sizes_perms_faults():
     assert t.translate(3, 0x10).fault == 1             # other SID
     t.map(1, 0x401, 0x777)                             # a 4 KiB page inside the 2 MiB one wins
     assert t.translate(1, 0x401) == AtsAnswer(0, 0x777, PS_4K, 1, 1)
+    # the rest of the 2 MiB page is no longer uniform: answered as 4 KiB pieces
+    assert t.translate(1, 0x5FF) == AtsAnswer(0, 0x21FF, PS_4K, 1, 0)
     t.set_fault(1, 0x402)
     assert t.translate(1, 0x402).fault == 1 and t.translate(1, 0x403).fault == 0
     v = t.version
@@ -45,6 +47,25 @@ def test_table_sizes_perms_faults():
         t.map(1, 0x401, 0x200, PS_2M)
     with pytest.raises(ValueError, match="aligned"):
         t.map(1, 0x400, 0x201, PS_2M)
+
+
+def test_answer_size_is_largest_uniform_piece():
+    """A 1 GiB page with a 4 KiB override in its 2 MiB region 3: pages of other regions get a
+    2 MiB answer (their piece), pages of region 3 a 4 KiB answer; removing the override
+    restores the 1 GiB answer."""
+    t = AtsTable()
+    t.map(5, 0, 0x80000, PS_1G, perm_w=0)
+    t.set_fault(5, 3 * 512 + 7)
+    assert t.translate(5, 0x10) == AtsAnswer(0, 0x80000, PS_2M, 1, 0)
+    assert t.translate(5, 5 * 512 + 1) == AtsAnswer(0, 0x80000 + 5 * 512, PS_2M, 1, 0)
+    assert t.translate(5, 3 * 512 + 6) == AtsAnswer(0, 0x80000 + 3 * 512 + 6, PS_4K, 1, 0)
+    assert t.translate(5, 3 * 512 + 7).fault == 1
+    assert t.translate(6, 0x10).fault == 1
+    t.set_fault(5, 3 * 512 + 7, on=False)
+    assert t.translate(5, 3 * 512 + 6) == AtsAnswer(0, 0x80000, PS_1G, 1, 0)
+    t.map(5, 0x200, 0x1000, PS_2M)                     # a 2 MiB mapping inside the 1 GiB
+    assert t.translate(5, 0x201) == AtsAnswer(0, 0x1000, PS_2M, 1, 1)
+    assert t.translate(5, 0x401) == AtsAnswer(0, 0x80400, PS_2M, 1, 0)
 
 
 def test_map_random_aligned():
