@@ -72,6 +72,24 @@ Q16 ``perf_staleCompletions`` counts every accepted (good-tag) completion of a s
     fault or not.
 Q17 Condition 3 of invalDone covers every hit response produced before the invalidation
     (covered or not), as written.
+Q18 Request tags are the device's and the docs do not forbid two outstanding requests with one
+    tag: the model allows it (hits leave in FIFO order; ``expect_response(tag, 2)`` takes the
+    lowest-numbered answerable waiter with the tag), but a testbench can only match responses
+    unambiguously when tags are unique among outstanding requests, which it should keep.
+Q19 Counter timing: the model counts a request's class (hit, PB hit, merge, miss) at its
+    acceptance, completions at theirs, ATS and response counters at the handshake; the RTL
+    learns the class in the pipeline ("one cycle behind the event"), so counters compare
+    exactly when the DUT is quiet (or within ``latency + 1`` cycles of the accepted ops).
+Q20 A claim is counted (``perf_claims``) whenever a fill finds the row's PTag valid and another
+    SID's, also when an invalidation had already emptied the row (nothing is evicted then).
+Q21 "Answered" (waiter, slot freeing) is the ``resp`` handshake; an RTL that frees a waiter
+    when its response moves into an output register frees earlier than the model, and the
+    model's "request accepted without a free waiter/slot" check would then be wrong.
+Q22 A demand request merged into a prefetch slot not yet sent does not promote it: the slot
+    stays in the prefetch queue, behind every demand send (a performance point only).
+Q23 ``perf_badCompletions`` also counts a completion for a slot that is completed and still
+    draining its waiters (its completion was accepted: not outstanding), a case the docs'
+    parenthesis (free slot or out-of-range value) does not list.
 """
 
 from __future__ import annotations

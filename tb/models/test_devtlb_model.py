@@ -642,3 +642,33 @@ def test_counter_identity_random_smoke():
     assert all(w is None for w in m.waiters) and all(s is None for s in m.slots)
     for inv_row, ptag in enumerate(m.ptag):
         assert all(e.sid == ptag for e in m.rows[inv_row] if e is not None)
+
+
+def test_claim_of_an_emptied_row_is_counted():
+    """Q20: PTag valid and another SID's: a claim even when the row is empty."""
+    m = mk(sets=2, ways=2)
+    fill(m, 0, 1, 0x10, 0x100)
+    m.inval(1, sid=1)
+    c = fill(m, 1, 3, 0x10, 0x300)
+    assert c.claim and c.evicted is None and m.counters["claims"] == 1
+
+
+def test_duplicate_request_tags():
+    """Q18: two outstanding requests with one tag: hits FIFO, waiters lowest number first."""
+    m = mk()
+    miss(m, 5, 1, 0x10)
+    miss(m, 5, 1, 0x20)
+    m.completion(1, 0x200)
+    m.completion(0, 0x100)
+    assert m.expect_response(5, SRC_ATS).ppn == 0x100           # waiter 0 first
+    assert m.expect_response(5, SRC_ATS).ppn == 0x200
+
+
+def test_merge_into_unsent_prefetch_slot_keeps_its_queue():
+    """Q22: a demand request merged into an unsent prefetch slot leaves it in the prefetch
+    queue, after every demand send."""
+    m = mk(FULL, pbEntries=2)
+    s = m._alloc_slot(5, 0x30, prefetch=True)
+    m.request(0, 5, 0x30)
+    m.request(1, 6, 0x40)
+    assert [(a.tag, a.prefetch) for a in m.pending_ats()] == [(0, 0), (s.idx, 1)]
