@@ -9,8 +9,9 @@ import xlat.common._
   * ==Structure==
   * A set-associative array of 4 KiB entries (flops, or an SRAM for L2-sized configurations) and
   * a fully associative flop array of 2 MiB / 1 GiB entries, each with its own replacement
-  * state. Valid and global bits are flops beside the arrays so invalidations can clear them in
-  * one cycle. [[MatchRule]] decides which entries a request may use; among matches a private
+  * state. Valid bits are flops beside the arrays so invalidations can clear them in one cycle;
+  * with SRAM, one word per set in a RAM with per-set flash flags ([[SetValid]]), read and
+  * written, like the replacement words, through the set decoded one-hot in the read stage. [[MatchRule]] decides which entries a request may use; among matches a private
   * entry wins over a global one, which wins over a shared one.
   *
   * ==Pipeline==
@@ -63,12 +64,14 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   /** Entry (i, w) as the invalidation by owner sees it (flops storage). */
   private def ownerAt(i: Int, w: Int): BabelFishEntry = pageOwner.map(_(i)(w)).getOrElse(pages.io.all(i)(w))
   private val supers = FullyAssocStorage(new BabelFishEntry(p, p.vpnBits), p.superpageEntries)
-  private val pageValid = RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B)))))
-  // SRAM entries cannot be read all at once, so a flop copy of their global bits serves the
-  // flash "non-global" invalidation; flop entries are read directly.
-  private val pageGlobal =
-    if (p.sram) Some(RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B)))))) else None
-  private def globalAt(i: Int, w: Int): Bool = pageGlobal.map(_(i)(w)).getOrElse(pages.io.all(i)(w).global)
+  // Valid bits of the 4 KiB array. Flops: one flop per entry (flop invalidations compare every
+  // set at once and clear any of them). SRAM: one word per set in distributed RAM with per-set
+  // flash flags ([[SetValid]]): an SRAM invalidation changes only the set it reads, or all sets
+  // at once (flash kinds), so the entries need no flop each; the flash "non-global" kind takes
+  // the global bits from the SRAM row read beside the word.
+  private val pageValidRam = if (p.sram) Some(new SetValid(p.sets, p.ways)) else None
+  private val pageValid =
+    if (p.sram) None else Some(RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B))))))
   private val superValid = RegInit(VecInit(Seq.fill(p.superpageEntries)(false.B)))
   private val pageRepl = new ReplacementState(ReplacementPolicy(p.replacement, p.ways), p.sets)
   private val superRepl = new ReplacementState(ReplacementPolicy(p.replacement, p.superpageEntries), 1)
@@ -104,6 +107,9 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   issue.bits.fill := io.fill.bits
   issue.bits.inval := Mux(sweeping, sweepReq, io.inval.bits)
   issue.bits.invalKinds := rule.kindsOf(issue.bits.inval)
+  // SRAM: the set one-hot, decoded here for the later stages' per-set state (valid flags,
+  // replacement words): an AND-OR over the sets instead of a multiplexer tree in their stage
+  issue.bits.setOH := (if (p.sram && p.sets > 1) UIntToOH(issue.bits.set, p.sets) else 1.U)
   issue.bits.pcSelect := rule.pcSelectOf(io.lookup_req.bits)
   issue.bits.set := MuxCase(
     setOf(io.lookup_req.bits.vpn),
@@ -137,7 +143,10 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val rowC = pages.io.readData.map(pageView(_, c.bits.set))
   // valid bits are read here from the registered set: the write shadow keeps them as they were
   // when the row was read, and the input ports stay out of their 1-of-sets multiplexer
-  private val rowValidC = pageValid(c.bits.set)
+  private val rowValidC = pageValidRam match {
+    case Some(v) => v.read(c.bits.set, c.bits.setOH, rowC.map(_.global))
+    case None    => pageValid.get(c.bits.set)
+  }
   private val supC = supers.io.readData
   private val entriesC = rowC ++ supC
   private val validsC = rowValidC ++ superValid
@@ -244,13 +253,13 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   // computed once from that word and written into its set, instead of by update logic per set
   // with the way fanned out to every word.
   private val pageAhead = if (p.sram && timing.selReg && p.sets > 1) Some(new ReadAhead(pageRepl, setW)) else None
-  private val pageWord = pageAhead.map(a => a.word(set, RegNext(pageRepl.peek(k.bits.set))))
+  private val pageWord = pageAhead.map(a => a.word(set, RegNext(pageRepl.peekOH(k.bits.setOH))))
   private val touchWord = pageWord.map(pageRepl.policy.touch(_, hitWay))
   when(lookupNow && hit) {
     when(selPage) {
       // with the read-ahead word the new word is computed once and written into the one set
       touchWord match {
-        case Some(t) => pageRepl.write(set, t)
+        case Some(t) => pageRepl.writeOH(s.bits.setOH, t)
         case None    => pageRepl.touch(set, hitWay)
       }
     }.otherwise {
@@ -304,15 +313,18 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   supers.io.write.bits.way := superWayW
   supers.io.write.bits.data := w.bits.entry
 
+  // SRAM: the set's valid word as the fill leaves it (the row's bits read in match, unchanged
+  // since: write shadow), written whole in commit
+  private val fillValidW = Stage.carry(VecInit(rowValid.zipWithIndex.map { case (b, i) => b || pageWay === i.U }), timing.selReg)
   when(w.valid && !w.bits.toSuper) {
-    pageValid(w.bits.set)(pageWayW) := true.B
-    pageGlobal.foreach(_(w.bits.set)(pageWayW) := w.bits.entry.global)
+    pageValid.foreach(_(w.bits.set)(pageWayW) := true.B)
     pageOwner.foreach { o =>
       val d = o(w.bits.set)(pageWayW)
       d.global := w.bits.entry.global; d.own := w.bits.entry.own; d.pcid := w.bits.entry.pcid; d.ccid := w.bits.entry.ccid
     }
     fillWordW match {
-      case Some(f) => pageRepl.write(w.bits.set, f)
+      // the read-ahead exists only with selReg: the commit is the cycle after respond
+      case Some(f) => pageRepl.writeOH(RegNext(s.bits.setOH), f)
       case None    => pageRepl.fill(w.bits.set, pageWayW, w.bits.evict)
     }
   }
@@ -326,17 +338,19 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val invalNow = s.valid && s.bits.kind === AccessKind.Inval
   private val iv = s.bits.inval
   private val flash = iv.kind === InvalKind.All.U || iv.kind === InvalKind.NonGlobal.U || InvalKind.reserved(iv.kind)
+  // SRAM: the set read loses what the invalidation removes (a page kind, or a sweep's set),
+  // or every set takes a flash flag (the flags are set after any write of the same cycle)
+  // A fill's commit and an invalidation's respond never share a cycle (write shadow): one
+  // write port.
+  pageValidRam.foreach { v =>
+    val fillW = w.valid && !w.bits.toSuper
+    val invalWord = VecInit(rowValid.zip(pageRm(0)).map { case (b, rm) => b && !rm })
+    v.write(fillW || (invalNow && !flash), Mux(fillW, w.bits.set, set), Mux(fillW, fillValidW, invalWord))
+    v.flash(invalNow && flash, iv.kind === InvalKind.NonGlobal.U)
+  }
   when(invalNow) {
-    if (p.sram) {
-      when(flash) {
-        for (i <- 0 until p.sets; w <- 0 until p.ways) {
-          when(iv.kind =/= InvalKind.NonGlobal.U || !globalAt(i, w)) { pageValid(i)(w) := false.B }
-        }
-      }.otherwise {
-        for (w <- 0 until p.ways) { when(pageRm(0)(w)) { pageValid(set)(w) := false.B } }
-      }
-    } else {
-      for (i <- 0 until p.sets; w <- 0 until p.ways) { when(pageRm(i)(w)) { pageValid(i)(w) := false.B } }
+    pageValid.foreach { pv =>
+      for (i <- 0 until p.sets; w <- 0 until p.ways) { when(pageRm(i)(w)) { pv(i)(w) := false.B } }
     }
     for (j <- 0 until p.superpageEntries) {
       when(superRm(j)) { superValid(j) := false.B }
@@ -366,7 +380,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   io.dbg.foreach { d =>
     val all = (for (i <- 0 until p.sets; w <- 0 until p.ways) yield pageView(pages.io.all(i)(w), i.U(setW.W))) ++
       supers.io.all(0)
-    val v = (for (i <- 0 until p.sets; w <- 0 until p.ways) yield pageValid(i)(w)) ++ superValid
+    val v = (for (i <- 0 until p.sets; w <- 0 until p.ways) yield pageValid.get(i)(w)) ++ superValid
     d.valid := VecInit(v).asUInt
     d.vpn := VecInit(all.map(_.vpn)).asUInt
     d.ppn := VecInit(all.map(_.ppn)).asUInt
@@ -388,6 +402,8 @@ object AccessKind extends ChiselEnum {
 class AccessOp(p: BabelFishParams) extends Bundle {
   val kind = AccessKind()
   val set = UInt(p.setBits.max(1).W)
+  /** `set` one-hot (SRAM with more than one set; else 1 bit, unused). */
+  val setOH = UInt((if (p.sram && p.sets > 1) p.sets else 1).W)
   val lookup = new LookupReq(p)
   val fill = new FillReq(p)
   val inval = new InvalReq(p)

@@ -163,6 +163,10 @@ class ReplacementState(val policy: ReplacementPolicy, sets: Int) {
     * [[ReadAhead]]).
     */
   def peek(set: UInt): UInt = word(set)
+  /** [[peek]] with the set one-hot (`sets` bits): an AND-OR over the words instead of a
+    * multiplexer tree behind the set's fan-out.
+    */
+  def peekOH(setOH: UInt): UInt = if (words == 1) state(0) else Mux1H(setOH, state)
   /** True when every set shares one word (the bypass of [[ReadAhead]] then ignores the set). */
   val oneWord: Boolean = words == 1
   def victimAvoiding(set: UInt, avoid: Seq[Bool]): UInt = policy.victimAvoiding(word(set), avoid)
@@ -178,6 +182,11 @@ class ReplacementState(val policy: ReplacementPolicy, sets: Int) {
     * [[ReadAhead]] word) instead of by the update logic of every word.
     */
   def write(set: UInt, next: UInt): Unit = updateEach(set)(_ => next)
+  /** [[write]] with the set one-hot (`sets` bits). */
+  def writeOH(setOH: UInt, next: UInt): Unit =
+    for (i <- 0 until words) {
+      when(words.U === 1.U || setOH(i)) { state(i) := next }
+    }
 
   /** A hit used `way`. */
   def touch(set: UInt, way: UInt): Unit = updateEach(set)(policy.touch(_, sized(way)))

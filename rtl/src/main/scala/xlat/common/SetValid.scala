@@ -1,0 +1,80 @@
+package xlat.common
+
+import chisel3._
+import chisel3.util._
+
+/** Valid bits of a set-associative array with many sets, kept as one word per set in
+  * distributed RAM instead of one flop per entry, with the same behaviour as the flops.
+  *
+  * ==Structure==
+  * `mem`: a `Mem` of `sets` words of `ways` bits (combinational read, written at the clock
+  * edge), which synthesis maps to distributed RAM (ECP5 TRELLIS_DPR16X4, 16 words x 4 bits per
+  * cell) or, when the read address is a register it can merge, to block RAM (babelfish_l2: one
+  * DP16KD). Reading a set is then a RAM read instead of a 1-of-`sets` multiplexer tree over
+  * every valid flop: the tree, fed by a registered set index that fans out to every entry, was
+  * the deepest path of the 128-set babelfish_l2.
+  *
+  * A RAM cannot clear every word at once, so two flags per set stand for the flash clears that
+  * have not been written into the set's word yet: `clearAll` (every entry of the set is
+  * invalid; reset value 1, which makes the reset state "all invalid" without writing the RAM)
+  * and `clearNonGlobal` (every non-global entry is invalid). [[read]] applies them, with the
+  * entries' global bits that the caller reads from its own storage beside the word.
+  *
+  * The flags are read through the set decoded one-hot (`setOH`, a register the caller decodes
+  * one stage earlier): an AND-OR over the sets, a few LUT levels, instead of a 1-of-`sets`
+  * multiplexer tree behind the set register's fan-out.
+  *
+  * ==Use==
+  * The caller reads a set ([[read]]) and later writes the whole word back ([[write]]), computed
+  * from what it read (a fill: the read word plus its way; an invalidation: the read word minus
+  * what it removes); a write makes the word exact, so it clears the set's flags. The caller must
+  * keep the set unchanged between the read and its write (the TLBs' write shadow does). At most
+  * one write per cycle; a flash clear in the same cycle as a write wins over it.
+  */
+class SetValid(val sets: Int, val ways: Int) {
+  require(sets >= 1 && isPow2(sets), s"SetValid: sets must be a power of 2 >= 1, got $sets")
+  require(ways >= 1, s"SetValid: ways must be >= 1, got $ways")
+  private val setBits = log2Ceil(sets).max(1)
+  private def idx(set: UInt): UInt = if (sets == 1) 0.U else set(setBits - 1, 0)
+
+  // named `mem` like the storage's memories: the lint waiver for the unused read clock of a
+  // combinational-read Mem matches that name
+  private val mem = Mem(sets, UInt(ways.W))
+  private val clearAll = RegInit(VecInit(Seq.fill(sets)(true.B)))
+  private val clearNonGlobal = RegInit(VecInit(Seq.fill(sets)(false.B)))
+
+  /** The valid bits of `set` now, `setOH` being `set` one-hot (`sets` bits); `global(w)` is the
+    * global bit stored in way w of that set (only looked at for a set with a pending non-global
+    * clear).
+    */
+  def read(set: UInt, setOH: UInt, global: Seq[Bool]): Vec[Bool] = {
+    require(global.size == ways && setOH.getWidth == sets)
+    def flag(f: Vec[Bool]): Bool = (setOH & f.asUInt).orR
+    val all = flag(clearAll)
+    val nonGlobal = flag(clearNonGlobal)
+    val w = mem.read(idx(set))
+    VecInit((0 until ways).map(i => w(i) && !all && (!nonGlobal || global(i))))
+  }
+
+  /** Write the valid bits of `set` (exact: the set's pending flash clears are dropped). Call
+    * once (one write port).
+    */
+  def write(en: Bool, set: UInt, valid: Seq[Bool]): Unit = {
+    require(valid.size == ways)
+    when(en) {
+      mem.write(idx(set), VecInit(valid).asUInt)
+      clearAll(idx(set)) := false.B
+      clearNonGlobal(idx(set)) := false.B
+    }
+  }
+
+  /** Invalidate every entry (`nonGlobal` = false) or every non-global entry of every set. Call
+    * after [[write]], so that a flash wins over a write of the same cycle.
+    */
+  def flash(en: Bool, nonGlobal: Bool): Unit =
+    when(en) {
+      for (i <- 0 until sets) {
+        when(nonGlobal) { clearNonGlobal(i) := true.B }.otherwise { clearAll(i) := true.B }
+      }
+    }
+}
