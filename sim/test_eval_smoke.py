@@ -117,23 +117,29 @@ def test_overlapped_lookups_are_exact(cfg, stress):
     behind a miss or a permission fault) gives exactly what the blocking core sees when every
     cycle of every lookup is simulated (--blocking): every statistic, cycle counts, stall
     cycles and time slices included, the RTL counters and every access's flags. Also with a
-    checkpoint every 3 lookups (squashing then re-simulates the lookups since the checkpoint)."""
+    checkpoint every 3 lookups (squashing then re-simulates the lookups since the checkpoint),
+    without miss prediction (--predict-window 0: every miss squashes what follows it) and with
+    every lookup predicted to miss (a window of 1: lookups issued one at a time, a miss never
+    re-simulated)."""
     _need_rtl(cfg)
     _, binp, d = stress
     exe = hbuild.build(cfg, OUT)
     runs, flags = {}, {}
     for name, extra in (("blocking", ["--blocking"]), ("overlapped", []),
-                        ("every3", ["--checkpoint-every", 3])):
+                        ("every3", ["--checkpoint-every", 3]), ("nopredict", ["--predict-window", 0]),
+                        ("alone", ["--predict-window", 1])):
         runs[name] = _run(exe, binp, d / f"{cfg}_{name}.json", "--walk-latency", 25, "--warmup", 500,
                           "--log", d / f"{cfg}_{name}.log", *extra)
         flags[name] = np.fromfile(d / f"{cfg}_{name}.log", dtype=np.uint8)
     mode = {"run_seconds", "total_seconds", "lookups_per_second", "cycles_per_second", "lookup_mode",
-            "simulated_cycles", "lookups_issued", "lookups_squashed", "checkpoint_every"}
+            "simulated_cycles", "lookups_issued", "lookups_squashed", "checkpoint_every",
+            "predict_window"}
     same = lambda r: {k: v for k, v in r.items() if k not in mode}  # noqa: E731
-    for name in ("overlapped", "every3"):
+    for name in ("overlapped", "every3", "nopredict", "alone"):
         assert same(runs[name]) == same(runs["blocking"]), name
         assert np.array_equal(flags[name], flags["blocking"]), name
-        assert runs[name]["lookups_squashed"] > 0
+        if name != "alone":
+            assert runs[name]["lookups_squashed"] > 0, name
     b, o = runs["blocking"], runs["overlapped"]
     assert b["lookup_mode"] == "blocking" and o["lookup_mode"] == "overlapped"
     assert b["counters_agree"] and b["stallCycles"] > 0 and b["permFaults"] > 0

@@ -9,8 +9,9 @@
 // kind 2) when its PCID is reused by a new process (only when more processes than PCIDs).
 //
 // The blocking core's lookups are simulated overlapped by default (issued back to back while
-// they hit, squashed and re-simulated behind a miss or permission fault; exact, see
-// Harness::lookupOverlapped and sim/README.md); --blocking simulates every cycle of every lookup.
+// they hit, squashed and re-simulated behind a miss or permission fault, nothing issued behind
+// a lookup predicted to miss; exact, see Harness::lookupOverlapped and sim/README.md);
+// --blocking simulates every cycle of every lookup.
 //
 // Input: the binary trace written by sim/traceio.py (format in sim/README.md, "harness input").
 // Output: JSON statistics (--out), optional per-access flag log (--log, one byte per access).
@@ -110,11 +111,48 @@ struct Req {
     uint32_t pcid, ccid, pcIdx;
     bool pcIdxValid;
     uint8_t cmd;
+    // not an input: the harness predicts this lookup misses (issue nothing behind it)
+    bool likelyMiss = false;
     bool operator==(const Req& o) const {
         return vpn == o.vpn && pcid == o.pcid && ccid == o.ccid && pcIdx == o.pcIdx &&
                pcIdxValid == o.pcIdxValid && cmd == o.cmd;
     }
 };
+
+// A fixed-capacity FIFO (no allocation per lookup). Slots are reused: an element's own
+// buffers (Ck::after) keep their capacity from one use to the next.
+template <typename T, unsigned N>
+class Ring {
+  public:
+    bool empty() const { return n_ == 0; }
+    unsigned size() const { return n_; }
+    T& operator[](unsigned k) { return a_[(h_ + k) % N]; }
+    const T& operator[](unsigned k) const { return a_[(h_ + k) % N]; }
+    T& front() { return (*this)[0]; }
+    T& back() { return (*this)[n_ - 1]; }
+    // the new last element (its old contents are left for the caller to reset)
+    T& push_back() {
+        if (n_ == N) die("ring of %s%u full", "", N);
+        return (*this)[n_++];
+    }
+    void pop_front() { h_ = (h_ + 1) % N; n_--; }
+    void pop_back() { n_--; }
+    void clear() { n_ = 0; }
+
+  private:
+    T a_[N];
+    unsigned h_ = 0, n_ = 0;
+};
+
+}  // namespace
+
+// The model's evaluation function (generated into Vdut___024root__*.cpp). After the first
+// Vdut::eval() (initial blocks, settle) the harness calls it directly: Vdut::eval_step() adds
+// per call only the multi-threaded message-queue flush and the deleter, which this
+// single-threaded model without $display never needs (about 300 instructions a cycle).
+void Vdut___024root___eval(Vdut___024root* vlSelf);
+
+namespace {
 
 class Harness {
   public:
@@ -125,15 +163,16 @@ class Harness {
     // checkpointEvery: overlapped mode, root copies every N lookups (0: by the root's size)
     Harness(VerilatedContext* ctx, uint32_t walkLat, bool exactIdle, bool blocking, uint64_t checkpointEvery)
         : dut_(new Vdut{ctx}), walkLat_(walkLat), exactIdle_(exactIdle), blocking_(blocking) {
+        root_ = dut_->rootp;
         dut_->clock = 0;
         dut_->reset = 1;
         dut_->lookup_req_valid = 0;
         dut_->fill_valid = 0;
         dut_->inval_valid = 0;
+        dut_->eval();  // initial blocks and settle, through the public API
         for (int i = 0; i < 4; i++) cycle();
         dut_->reset = 0;
         st.cycles = 0;
-        root_ = dut_->rootp;
         for (auto& s : snaps_) s.resize(sizeof(*root_));
         // copying a small root (L1: 3.4 KB) at every lookup costs little next to its cycle; a
         // big one (L2: 40 KB, mostly SRAM arrays) is copied every root/4 KiB lookups (9 on L2:
@@ -158,11 +197,12 @@ class Harness {
         Vdut& d = *dut_;
         simCycles_++;
         d.clock = 0;
-        d.eval();
+        Vdut___024root___eval(root_);
         unsigned rdy = (d.lookup_req_ready ? 1u : 0u) | (d.fill_ready ? 2u : 0u) |
                        (d.inval_ready ? 4u : 0u);
         d.clock = 1;
-        d.eval();
+        Vdut___024root___eval(root_);
+        if (d.lookup_req_valid) drivenSinceAccept_ = true;
         return rdy;
     }
     // a cycle of the blocking core's timeline (counted)
@@ -296,7 +336,10 @@ class Harness {
     // (a copy of the model's root object, which holds its whole state, as xlat::FixedPoint
     // relies on) taken at the first acceptance of a run of lookups and then every
     // `checkpointEvery` acceptances, plus the re-simulation of the lookups accepted since,
-    // with the same inputs in the same cycles.
+    // with the same inputs in the same cycles. Behind a lookup the caller predicts to miss
+    // (Req::likelyMiss) nothing is issued until its response: if it misses, the cycles
+    // simulated since its acceptance are already the blocking core's wait, and nothing is
+    // restored (the same holds whenever nothing was offered after a missing lookup).
     Resp lookupOverlapped(uint64_t i, const Req& q, const InputsOf& next) {
         Vdut& d = *dut_;
         if (fly_.empty()) {
@@ -308,10 +351,12 @@ class Harness {
         }
         uint64_t stalls = 0;  // of the lookup being offered
         while (fly_.empty() || !fly_.front().done) {
-            if (!haveNext_ && fly_.size() < MAXFLY) haveNext_ = next(nextIssue_, nextReq_);
+            // behind a lookup predicted to miss nothing is issued until its response
+            if (!haveNext_ && fly_.size() < MAXFLY && !hold_) haveNext_ = next(nextIssue_, nextReq_);
             if (haveNext_) drive(nextReq_);
             else d.lookup_req_valid = 0;
             const unsigned rdy = step();
+            sinceAccept_++;
             if (haveNext_ && (rdy & 1)) {
                 accepted(stalls);
                 stalls = 0;
@@ -324,16 +369,18 @@ class Harness {
                 gap_++;  // an idle cycle between two lookups of this run: replayed as idle
             }
             if (d.lookup_resp_valid) {
-                auto it = std::find_if(fly_.begin(), fly_.end(), [](const Flight& f) { return !f.done; });
-                if (it == fly_.end()) die("lookup response with no lookup in flight%s", "");
-                it->done = true;
-                it->resp = response();
+                unsigned k = 0;
+                while (k < fly_.size() && fly_[k].done) k++;
+                if (k == fly_.size()) die("lookup response with no lookup in flight%s", "");
+                fly_[k].done = true;
+                fly_[k].resp = response();
             }
         }
         Flight f = fly_.front();
         fly_.pop_front();
         st.lookups++;
         st.stallCycles += f.stalls;
+        if (hold_ && holdIdx_ == f.idx) hold_ = false;
         if (f.resp.hit && !f.resp.permFault) {  // what the blocking core saw: commit
             if (fly_.empty()) {
                 d.lookup_req_valid = 0;
@@ -344,10 +391,26 @@ class Harness {
             st.cycles += f.stalls + P_LATENCY;
             return f.resp;
         }
+        d.lookup_req_valid = 0;
+        if (fly_.empty() && !drivenSinceAccept_) {
+            // Nothing was offered after this lookup was accepted (it was predicted to miss, or
+            // nothing could be issued): the cycles simulated since its acceptance are exactly
+            // the blocking core's wait for its response, so the model is already where the
+            // blocking core is and nothing is re-simulated.
+            if (sinceAccept_ != (uint64_t)P_LATENCY - 1)
+                die("lookup response of access %s%llu not after the configured latency", "",
+                    (unsigned long long)f.idx);
+            haveNext_ = false;
+            ck_.clear();
+            gap_ = 0;
+            st.cycles += f.stalls + P_LATENCY;
+            return f.resp;
+        }
         // the core walks now: squash everything accepted after this lookup
         rolledBack += fly_.size();
         fly_.clear();
         haveNext_ = false;
+        hold_ = false;
         rewindTo(f.idx);
         d.lookup_req_valid = 0;
         st.cycles += f.stalls + 1;  // its acceptance cycle; the wait is simulated as blocking
@@ -359,15 +422,27 @@ class Harness {
 
     // the lookup offered (nextReq_ for access nextIssue_) was accepted in the cycle just simulated
     void accepted(uint64_t stalls) {
-        fly_.push_back(Flight{nextIssue_, nextReq_, stalls, false, Resp{}});
+        Flight& fl = fly_.push_back();
+        fl = Flight{nextIssue_, nextReq_, stalls, false, Resp{}};
         speculated++;
-        if (ck_.empty() || ck_.back().since >= checkpointEvery_) {
-            if (ck_.size() == NSNAP) die("checkpoints exhausted%s", "");
-            Ck c;
+        sinceAccept_ = 0;
+        drivenSinceAccept_ = false;
+        if (nextReq_.likelyMiss) {
+            hold_ = true;
+            holdIdx_ = nextIssue_;
+        }
+        if (ck_.empty() && nextReq_.likelyMiss) {
+            // the first lookup of a run, predicted to miss: nothing is issued behind it, so it
+            // is never squashed or rewound to (a miss needs no re-simulation, above) and needs
+            // no checkpoint; a hit ends the run
+        } else if (ck_.empty() || ck_.back().since >= checkpointEvery_) {
+            const unsigned slot = freeSlot();
+            Ck& c = ck_.push_back();
             c.idx = nextIssue_;
-            c.slot = freeSlot();
+            c.slot = slot;
+            c.since = 0;
+            c.after.clear();
             std::memcpy(snaps_[c.slot].data(), (const void*)root_, sizeof(*root_));
-            ck_.push_back(std::move(c));
         } else {
             ck_.back().after.push_back(Replay{nextReq_, gap_});
             ck_.back().since++;
@@ -380,7 +455,7 @@ class Harness {
     unsigned freeSlot() const {
         for (unsigned s = 0; s < NSNAP; s++) {
             bool used = false;
-            for (const auto& c : ck_) used |= c.slot == s;
+            for (unsigned k = 0; k < ck_.size(); k++) used |= ck_[k].slot == s;
             if (!used) return s;
         }
         die("no free checkpoint slot%s", "");
@@ -420,12 +495,12 @@ class Harness {
         uint64_t idx = 0;
         unsigned slot = 0;
         uint64_t since = 0;         // lookups accepted after it
-        std::vector<Replay> after;  // their inputs, in order
+        std::vector<Replay> after;  // their inputs, in order (capacity kept between uses)
     };
     static constexpr unsigned MAXFLY = P_LATENCY + 2;  // lookups in flight (at most P_LATENCY)
     static constexpr unsigned NSNAP = MAXFLY + 2;
     uint64_t checkpointEvery_ = 1;
-    std::deque<Ck> ck_;
+    Ring<Ck, NSNAP> ck_;
     uint64_t gap_ = 0;
     std::unique_ptr<Vdut> dut_;
     uint32_t walkLat_;
@@ -433,10 +508,14 @@ class Harness {
     Vdut___024root* root_ = nullptr;
     std::vector<unsigned char> snaps_[NSNAP];
     uint64_t simCycles_ = 0;
-    std::deque<Flight> fly_;
+    Ring<Flight, MAXFLY> fly_;
     uint64_t nextIssue_ = 0;
     Req nextReq_{};
     bool haveNext_ = false;
+    bool hold_ = false;               // a lookup predicted to miss is in flight: issue nothing
+    uint64_t holdIdx_ = 0;            // its access
+    uint64_t sinceAccept_ = 0;        // cycles simulated since the last acceptance
+    bool drivenSinceAccept_ = false;  // lookup_req_valid was high in one of them
 };
 
 struct Args {
@@ -446,6 +525,7 @@ struct Args {
     uint64_t progress = 0;
     uint64_t warmup = 0;
     uint64_t checkpointEvery = 0;
+    int64_t predictWindow = -1;  // -1: 32 x the TLB's entries
     std::string label;
 };
 
@@ -464,12 +544,13 @@ Args parse(int argc, char** argv) {
         else if (s == "--exact-idle") a.exactIdle = true;
         else if (s == "--blocking") a.blocking = true;
         else if (s == "--checkpoint-every") a.checkpointEvery = std::stoull(next());
+        else if (s == "--predict-window") a.predictWindow = std::stoll(next());
         else if (s == "--progress") a.progress = std::stoull(next());
         else if (s == "--warmup") a.warmup = std::stoull(next());
         else if (s == "--label") a.label = next();
         else if (s == "--help") {
             std::printf("usage: harness --trace T.bin --out stats.json [--walk-latency N] "
-                        "[--log flags.u8] [--exact-idle] [--blocking] [--checkpoint-every N] [--progress N] [--warmup N] [--label S]\n");
+                        "[--log flags.u8] [--exact-idle] [--blocking] [--checkpoint-every N] [--predict-window N] [--progress N] [--warmup N] [--label S]\n");
             std::exit(0);
         } else if (s.rfind("+verilator", 0) == 0) {
         } else die("unknown argument %s", s.c_str());
@@ -522,6 +603,20 @@ int main(int argc, char** argv) {
     constexpr uint64_t GROUP_TAG = 1ULL << 19;           // distinguishes group keys from proc keys
 
     Harness h(ctx.get(), args.walkLat, args.exactIdle, args.blocking, args.checkpointEvery);
+    // Miss prediction (overlapped lookups; it changes what is simulated, never a result): a
+    // lookup whose page (group, vpn) no process of the group looked up in the last
+    // `predictWindow` accesses is predicted to miss, and nothing is issued behind it until its
+    // response, so a miss costs no squashed lookups and no re-simulation. A wrong guess either
+    // way costs only simulation time (a hit issued alone; a miss squashing what followed it).
+    // Direct-mapped table of the last access to each page (a collision reads as "not seen").
+    const uint64_t predictWindow = args.predictWindow >= 0 ? (uint64_t)args.predictWindow
+                                   : 32ULL * (P_ENTRIES > 0 ? P_ENTRIES : 64);
+    constexpr unsigned SEEN_BITS = 16;
+    struct Seen { uint64_t key = ~0ULL, last = 0; };
+    std::vector<Seen> seen(predictWindow ? (size_t(1) << SEEN_BITS) : 0);
+    auto seenSlot = [&](uint64_t k) -> Seen& {
+        return seen[(k * 0x9E3779B97F4A7C15ULL) >> (64 - SEEN_BITS)];
+    };
     // the request of access k, for the overlapped lookups: known ahead only when its process
     // already has a PCID (a first access may need a PCID flush first); nothing else a hit
     // leaves behind changes a later request (only walks change pcIdx / pcIdxValid).
@@ -535,6 +630,12 @@ int main(int argc, char** argv) {
         q.pcIdx = Q.pcIdx < 0 ? 0 : (uint32_t)std::min<int64_t>(Q.pcIdx, mask(P_PC_IDX_BITS));
         q.pcIdxValid = Q.hasPriv;
         q.cmd = t.aCmd[k];
+        q.likelyMiss = false;
+        if (predictWindow) {
+            const uint64_t pk = key(GROUP_TAG | Q.group, q.vpn);
+            const Seen& e = seenSlot(pk);
+            q.likelyMiss = e.key != pk || k - e.last > predictWindow;
+        }
         return true;
     };
     const Harness::InputsOf requestAhead = requestOf;  // one std::function for the whole run
@@ -591,6 +692,11 @@ int main(int argc, char** argv) {
         const uint64_t vpn = q.vpn;
         const uint8_t cmd = q.cmd;
         Harness::Resp r = h.lookup(i, q, requestAhead);
+        if (predictWindow) {
+            Seen& e = seenSlot(key(GROUP_TAG | P.group, vpn));
+            e.key = key(GROUP_TAG | P.group, vpn);
+            e.last = i;
+        }
         if (P.hasPriv && pcIdx >= (uint32_t)P_PC_BITS) h.st.badPcIdxLookups++;
         uint8_t flags = 0;
         if (r.hit) {
@@ -762,6 +868,7 @@ int main(int argc, char** argv) {
                  args.blocking ? "blocking" : "overlapped", h.simulatedCycles(),
                  args.blocking ? h.st.lookups : h.speculated, h.rolledBack);
     std::fprintf(o, "  \"checkpoint_every\": %" PRIu64 ",\n", args.blocking ? 0 : h.checkpointEvery());
+    std::fprintf(o, "  \"predict_window\": %" PRIu64 ",\n", args.blocking ? 0 : predictWindow);
     std::fprintf(o, "  \"run_seconds\": %.4f,\n  \"total_seconds\": %.4f,\n", runSec, totSec);
     std::fprintf(o, "  \"lookups_per_second\": %.1f,\n  \"cycles_per_second\": %.1f\n}\n",
                  h.st.lookups / std::max(runSec, 1e-9), h.st.cycles / std::max(runSec, 1e-9));
