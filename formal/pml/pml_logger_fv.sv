@@ -98,6 +98,9 @@
 //   I5  the scheduler's candidate (a register per context, docs/pml-logger.md "Pipeline
 //       timing"): when present, its part is loadable (owed, enabled, index in range) and a guest
 //       candidate only while the PML part is not
+//   I6  the scheduler's registers computed a cycle ahead: the busy count = outstanding tags,
+//       "a tag is free" = not all busy, the registered pick = the round robin over the
+//       candidates (RoundRobin without hold, from afterLast)
 // Liveness (pml_live, `define LIVE): fairness assumptions F0-F7 and bounded-response properties
 // L1-L4, see the LIVE section below.
 // Covers (cover tasks, end of file).
@@ -246,6 +249,8 @@ module pml_logger_fv (
   (* keep *) wire          pk_tagBusy_0, pk_tagBusy_1, pk_tagBusy_2, pk_tagBusy_3;
   (* keep *) wire          pk_tagCtx_0, pk_tagCtx_1, pk_tagCtx_2, pk_tagCtx_3;
   (* keep *) wire          pk_tagGuest_0, pk_tagGuest_1, pk_tagGuest_2, pk_tagGuest_3;
+  (* keep *) wire          pk_pick0, pk_pick1, pk_after1, pk_tagFree;
+  (* keep *) wire [2:0]    pk_busyCount;
 
   // arrays over contexts / slots / tags
   wire          q_head [0:C-1];   assign q_head[0] = pk_q0_head;   assign q_head[1] = pk_q1_head;
@@ -729,6 +734,13 @@ module pml_logger_fv (
     if (mem_req_valid) `SAFE (k_tagCtx[mem_req_bits_id] == d_outCtx && k_tagGuest[mem_req_bits_id] == d_outGuest);
     `SAFE (d_outstanding == k_tagBusy[0] + k_tagBusy[1] + k_tagBusy[2] + k_tagBusy[3]);
     `SAFE (d_outstanding <= NT);
+    // ---- I6 the scheduler's registers computed a cycle ahead (docs/pml-logger.md, "Pipeline
+    // timing"): the busy count and "a tag is free" follow the tag table, and the registered pick
+    // is the round robin (RoundRobin without hold) over the registered candidates
+    `SAFE (pk_busyCount == d_outstanding);
+    `SAFE (pk_tagFree == !(k_tagBusy[0] && k_tagBusy[1] && k_tagBusy[2] && k_tagBusy[3]));
+    `SAFE (pk_pick0 == (k_candV[0] && !(k_candV[1] && pk_after1)));
+    `SAFE (pk_pick1 == (k_candV[1] && (pk_after1 || !k_candV[0])));
   end
 
   // ---- P1a, P1b: the tracked event

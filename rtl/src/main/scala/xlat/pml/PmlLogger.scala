@@ -20,7 +20,9 @@ import xlat.common._
   *    computed a cycle ahead for both outcomes of that cycle's pick; every per-context register
   *    the pick reaches is a 2:1 choice by that context's "loads its candidate", and the parts of
   *    the queued events are read from a shift register beside each queue (head, second), not
-  *    through the queue's read multiplexer;
+  *    through the queue's read multiplexer; the pick itself and "a tag is free" are registers
+  *    too, computed a cycle ahead over the few outcomes of the cycle (no load, or context k
+  *    loaded; a CSR write entering a candidate);
   *  - with the filter, acceptance registers the match as a hit vector (LookupTiming latency 2)
   *    and the event is dropped or queued in the next cycle, the decide stage; the filter's
   *    updates land there, and the match bypasses the decide stage's fill and forget.
@@ -252,7 +254,10 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val tagCtx = Reg(Vec(p.tags, UInt(p.ctxBits.W)))
   private val tagGuest = Reg(Vec(p.tags, Bool()))
   private val freeTag = PriorityEncoder(tagBusy.map(!_))
-  private val tagFree = tagBusy.map(!_).reduce(_ || _)
+  // "A tag is free" as a register (a count of busy tags, updated by the load and the response),
+  // so the tag table does not feed `canLoad` and through it every context's state.
+  private val busyCount = RegInit(0.U(log2Ceil(p.tags + 1).W))
+  private val tagFree = RegInit(true.B)
 
   // The output register: valid, the tag and the write's context / buffer load with the write;
   // the wide address and data load in every cycle the register is free (empty or handing its
@@ -279,12 +284,19 @@ class PmlLogger(val p: PmlParams) extends Module {
   // not loadable; it is absent only in the cycle an event reaches the head of an empty queue
   // (docs/pml-logger.md, "Pipeline timing").
   private val candValid, candGuest = falses(C)
-  private val pick = new RoundRobin(C, hold = false)(candValid)
-  private val pc = pick.index
-  // The output register's fields are AND-OR multiplexed by the pick's one-hot, straight from the
-  // pick; the part of the picked context is its candGuest.
-  private val loadGuest = Mux1H(pick.oneHot, candGuest)
-  private val load = canLoad && pick.valid
+  // The round robin over the candidates (xlat.common.RoundRobin without hold: the first candidate
+  // after the last context granted, `afterLast` its thermometer) is itself a register, `pickOH`,
+  // computed a cycle ahead: only one context loads a cycle, so next cycle's candidates and
+  // `afterLast` have C + 1 outcomes (no load, or context k loaded), the round robin is computed
+  // for each from registers and this cycle's pick selects among them at the end (below). Always
+  // pickOH = firstAfter(candValid, afterLast), so the cycles are the round robin's.
+  private val afterLast = falses(C)
+  private val pickOH = falses(C)
+  private val pc = OHToUInt(pickOH)
+  // The output register's fields are AND-OR multiplexed by the registered one-hot pick; the part
+  // of the picked context is its candGuest.
+  private val loadGuest = Mux1H(pickOH, candGuest)
+  private val load = canLoad && candValid.asUInt.orR
   when(io.mem_req.fire) { outValid := false.B }
   private def sext(gvpn: UInt): UInt = {
     val va = Cat(gvpn, 0.U(12.W))
@@ -298,11 +310,11 @@ class PmlLogger(val p: PmlParams) extends Module {
     Mux(candGuest(c), entryAddr(gpmlAddr(c), gpmlIndex(c)), entryAddr(pmlAddr(c), pmlIndex(c))))
   private val candData = heads.zip(candGuest).map { case (h, g) => Mux(g, sext(h.bits.gva), Cat(h.bits.gpa, 0.U(12.W)).pad(64)) }
   when(outFree) {
-    outAddr := Mux1H(pick.oneHot, candAddr)
-    outData := Mux1H(pick.oneHot, candData)
+    outAddr := Mux1H(pickOH, candAddr)
+    outData := Mux1H(pickOH, candData)
   }
   when(load) {
-    pick.granted()
+    for (j <- 0 until C) afterLast(j) := (0 until j).map(pickOH(_)).foldLeft(false.B)(_ || _)
     outValid := true.B
     outId := freeTag
     outGuest := loadGuest
@@ -311,11 +323,12 @@ class PmlLogger(val p: PmlParams) extends Module {
     tagCtx(freeTag) := pc
     tagGuest(freeTag) := loadGuest
   }
+  private val candIdle, candAfter, candIdleReg, candIfCsr = Wire(Vec(C, Bool()))
   for (c <- 0 until C) {
     // c loads its candidate this cycle: the one signal of the pick that reaches c's state; every
     // register of c below is a 2:1 choice, by it, between two values computed from registers
     // (and this cycle's CSR write) in parallel with the pick.
-    val loaded = canLoad && pick.oneHot(c)
+    val loaded = canLoad && pickOH(c)
     val issuedPml = loaded && !candGuest(c)
     val issuedGuest = loaded && candGuest(c)
     when(issuedPml) { pmlIndex(c) := pmlIndex(c) - 1.U }
@@ -354,6 +367,38 @@ class PmlLogger(val p: PmlParams) extends Module {
     val guestAfter = Mux(popLoaded, secondGuest(c), gRem && !candGuest(c)) && ctrlEpml(c) && gOkLoaded
     candValid(c) := Mux(loaded, pmlAfter || guestAfter, pmlIdle || guestIdle)
     candGuest(c) := Mux(loaded, !pmlAfter, !pmlIdle)
+    candIdle(c) := pmlIdle || guestIdle
+    candAfter(c) := pmlAfter || guestAfter
+    // the idle candidate as if no CSR write entered it (the pick's inputs start from registers),
+    // and as if this cycle's write, whichever register it writes, were c's (selected by ci below)
+    val ifCsrPml = Mux(at("CTRL"), w(PmlRegs.Bits.ctrlPml), ctrlPml(c)) &&
+      Mux(at("PML_INDEX"), inRange(w(15, 0)), inRange(pmlIndex(c)))
+    val ifCsrGuest = Mux(at("CTRL"), w(PmlRegs.Bits.ctrlEpml), ctrlEpml(c)) &&
+      Mux(at("GPML_INDEX"), inRange(w(15, 0)), inRange(gpmlIndex(c)))
+    candIfCsr(c) := (Mux(popIdle, secondPml(c), pRem) && ifCsrPml) || (Mux(popIdle, secondGuest(c), gRem) && ifCsrGuest)
+    candIdleReg(c) := (Mux(popIdle, secondPml(c), pRem) && ctrlPml(c) && inRange(pmlIndex(c))) ||
+      (Mux(popIdle, secondGuest(c), gRem) && ctrlEpml(c) && inRange(gpmlIndex(c)))
+  }
+  // Next cycle's pick, for each outcome of this cycle: no load (every context's idle candidate,
+  // `afterLast` kept), or context k loaded (k's candidate after its load, the others idle,
+  // `afterLast` = "after k", a constant). The outcome is chosen by this cycle's registered pick
+  // and canLoad, so neither the round robin nor the tag table feeds the per-context updates.
+  // A CSR write that enters a candidate (CTRL, PML_INDEX, GPML_INDEX) changes only its
+  // context's idle candidate, in a cycle without a load: the round robin is computed with that
+  // context's request forced low and forced high (its index decoded straight from the address),
+  // and the written candidate selects at the end; otherwise no idle candidate has a CSR entry.
+  private val pickIdle = RoundRobin.firstAfter(candIdleReg, afterLast)
+  private val pickAfter = (0 until C).map(k => RoundRobin.firstAfter(candIdleReg.updated(k, candAfter(k)), (0 until C).map(j => (j > k).B)))
+  private val ciOH = (0 until C).map(c => ci === c.U)
+  private val pickCsr0 = RoundRobin.firstAfter((0 until C).map(c => candIdleReg(c) && !ciOH(c)), afterLast)
+  private val pickCsr1 = RoundRobin.firstAfter((0 until C).map(c => candIdleReg(c) || ciOH(c)), afterLast)
+  private val csrEnters = csrWriting && (at("CTRL") || at("PML_INDEX") || at("GPML_INDEX"))
+  private val csrCand = Mux1H(ciOH, candIfCsr)
+  // canLoad enters at the last level: with no candidate the pick is empty and "loaded" is "idle"
+  private val anyCand = candValid.asUInt.orR
+  for (j <- 0 until C) {
+    val ifLoadable = (0 until C).map(k => pickOH(k) && pickAfter(k)(j)).reduce(_ || _) || (!anyCand && pickIdle(j))
+    pickOH(j) := Mux(csrEnters, Mux(csrCand, pickCsr1(j), pickCsr0(j)), Mux(canLoad, ifLoadable, pickIdle(j)))
   }
 
   // ---- full buffers: exits and guest interrupts ----------------------------------------------
@@ -389,6 +434,9 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val rid = io.mem_resp.bits.id
   private val respKnown = io.mem_resp.valid && tagBusy(rid)
   private val respOk = respKnown && !io.mem_resp.bits.error
+  // at most one load and one response a cycle: the count moves by -1, 0 or +1
+  busyCount := busyCount + load.asUInt - respKnown.asUInt
+  tagFree := Mux(load && !respKnown, busyCount =/= (p.tags - 1).U, Mux(!load && respKnown, true.B, busyCount =/= p.tags.U))
   when(respKnown) {
     tagBusy(rid) := false.B
     when(io.mem_resp.bits.error) { writeError(tagCtx(rid)) := true.B }
