@@ -98,6 +98,13 @@
 //   I5  the scheduler's candidate (a register per context, docs/pml-logger.md "Pipeline
 //       timing"): when present, its part is loadable (owed, enabled, index in range) and a guest
 //       candidate only while the PML part is not
+//   I6  the scheduler's registers computed a cycle ahead: the busy count = outstanding tags,
+//       "a tag is free" = not all busy, the registered pick = the round robin over the
+//       candidates (RoundRobin without hold, from afterLast)
+//   I7  registered copies (docs/pml-logger.md, "Pipeline timing"): pmlIn / gpmlIn = index in
+//       range, pmlInDec / gpmlInDec = index - 1 in range, tagCtxOH = a busy tag's context, one-hot;
+//       the exit / guest-interrupt offer held from the last cycle (exitHeld / irqHeld, one-hot)
+//       is a pending context
 // Liveness (pml_live, `define LIVE): fairness assumptions F0-F7 and bounded-response properties
 // L1-L4, see the LIVE section below.
 // Covers (cover tasks, end of file).
@@ -244,8 +251,14 @@ module pml_logger_fv (
   (* keep *) wire          pk_writeError_0, pk_writeError_1;
   (* keep *) wire          pk_exitPending_0, pk_exitPending_1, pk_irqPending_0, pk_irqPending_1;
   (* keep *) wire          pk_tagBusy_0, pk_tagBusy_1, pk_tagBusy_2, pk_tagBusy_3;
-  (* keep *) wire          pk_tagCtx_0, pk_tagCtx_1, pk_tagCtx_2, pk_tagCtx_3;
   (* keep *) wire          pk_tagGuest_0, pk_tagGuest_1, pk_tagGuest_2, pk_tagGuest_3;
+  (* keep *) wire          pk_pick0, pk_pick1, pk_after1, pk_tagFree;
+  (* keep *) wire [2:0]    pk_busyCount;
+  (* keep *) wire          pk_pmlIn_0, pk_pmlIn_1, pk_pmlInDec_0, pk_pmlInDec_1;
+  (* keep *) wire          pk_gpmlIn_0, pk_gpmlIn_1, pk_gpmlInDec_0, pk_gpmlInDec_1;
+  (* keep *) wire          pk_tagCtxOH_0_0, pk_tagCtxOH_0_1, pk_tagCtxOH_1_0, pk_tagCtxOH_1_1;
+  (* keep *) wire          pk_tagCtxOH_2_0, pk_tagCtxOH_2_1, pk_tagCtxOH_3_0, pk_tagCtxOH_3_1;
+  (* keep *) wire          pk_exitHeld_0, pk_exitHeld_1, pk_irqHeld_0, pk_irqHeld_1;
 
   // arrays over contexts / slots / tags
   wire          q_head [0:C-1];   assign q_head[0] = pk_q0_head;   assign q_head[1] = pk_q1_head;
@@ -287,8 +300,9 @@ module pml_logger_fv (
   wire          k_tagGuest [0:NT-1];
   assign k_tagBusy[0] = pk_tagBusy_0; assign k_tagBusy[1] = pk_tagBusy_1;
   assign k_tagBusy[2] = pk_tagBusy_2; assign k_tagBusy[3] = pk_tagBusy_3;
-  assign k_tagCtx[0] = pk_tagCtx_0;   assign k_tagCtx[1] = pk_tagCtx_1;
-  assign k_tagCtx[2] = pk_tagCtx_2;   assign k_tagCtx[3] = pk_tagCtx_3;
+  // the RTL keeps each tag's context one-hot (tagCtxOH); with C = 2 the binary context is bit 1
+  assign k_tagCtx[0] = pk_tagCtxOH_0_1; assign k_tagCtx[1] = pk_tagCtxOH_1_1;
+  assign k_tagCtx[2] = pk_tagCtxOH_2_1; assign k_tagCtx[3] = pk_tagCtxOH_3_1;
   assign k_tagGuest[0] = pk_tagGuest_0; assign k_tagGuest[1] = pk_tagGuest_1;
   assign k_tagGuest[2] = pk_tagGuest_2; assign k_tagGuest[3] = pk_tagGuest_3;
 
@@ -729,6 +743,27 @@ module pml_logger_fv (
     if (mem_req_valid) `SAFE (k_tagCtx[mem_req_bits_id] == d_outCtx && k_tagGuest[mem_req_bits_id] == d_outGuest);
     `SAFE (d_outstanding == k_tagBusy[0] + k_tagBusy[1] + k_tagBusy[2] + k_tagBusy[3]);
     `SAFE (d_outstanding <= NT);
+    // ---- I6 the scheduler's registers computed a cycle ahead (docs/pml-logger.md, "Pipeline
+    // timing"): the busy count and "a tag is free" follow the tag table, and the registered pick
+    // is the round robin (RoundRobin without hold) over the registered candidates
+    `SAFE (pk_busyCount == d_outstanding);
+    `SAFE (pk_tagFree == !(k_tagBusy[0] && k_tagBusy[1] && k_tagBusy[2] && k_tagBusy[3]));
+    `SAFE (pk_pick0 == (k_candV[0] && !(k_candV[1] && pk_after1)));
+    `SAFE (pk_pick1 == (k_candV[1] && (pk_after1 || !k_candV[0])));
+    // ---- I7 registered copies: each index's range checks (inRange(index), inRange(index - 1))
+    // and each busy tag's context one-hot (k_tagCtx is its bit 1)
+    `SAFE (pk_pmlIn_0 == (d_pmlIndex[0] < E) && pk_pmlIn_1 == (d_pmlIndex[1] < E));
+    `SAFE (pk_gpmlIn_0 == (d_gpmlIndex[0] < E) && pk_gpmlIn_1 == (d_gpmlIndex[1] < E));
+    `SAFE (pk_pmlInDec_0 == (d_pmlIndex[0] - 16'd1 < E) && pk_pmlInDec_1 == (d_pmlIndex[1] - 16'd1 < E));
+    `SAFE (pk_gpmlInDec_0 == (d_gpmlIndex[0] - 16'd1 < E) && pk_gpmlInDec_1 == (d_gpmlIndex[1] - 16'd1 < E));
+    if (k_tagBusy[0]) `SAFE (pk_tagCtxOH_0_0 != pk_tagCtxOH_0_1);
+    if (k_tagBusy[1]) `SAFE (pk_tagCtxOH_1_0 != pk_tagCtxOH_1_1);
+    if (k_tagBusy[2]) `SAFE (pk_tagCtxOH_2_0 != pk_tagCtxOH_2_1);
+    if (k_tagBusy[3]) `SAFE (pk_tagCtxOH_3_0 != pk_tagCtxOH_3_1);
+    // the exit / guest-interrupt offer held since an earlier cycle is one context, still pending
+    `SAFE (!(pk_exitHeld_0 && pk_exitHeld_1) && !(pk_irqHeld_0 && pk_irqHeld_1));
+    `SAFE ((!pk_exitHeld_0 || k_exitP[0]) && (!pk_exitHeld_1 || k_exitP[1]));
+    `SAFE ((!pk_irqHeld_0 || k_irqP[0]) && (!pk_irqHeld_1 || k_irqP[1]));
   end
 
   // ---- P1a, P1b: the tracked event

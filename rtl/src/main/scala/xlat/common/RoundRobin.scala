@@ -39,16 +39,7 @@ class RoundRobin(n: Int, hold: Boolean = true) {
     val freshOH = Mux(after.asUInt.orR, PriorityEncoderOH(after.asUInt), PriorityEncoderOH(any.asUInt))
     valid := any.asUInt.orR
     if (!hold) {
-      val hi = afterLast.get
-      // Requester i is ahead of requester j when i is after last and j is not, or both are on the
-      // same side and i < j (hi is a thermometer: hi(j) for j < i implies hi(i)).
-      val oh = (0 until n).map { i =>
-        val lowerHi = (0 until i).map(j => req(j) && hi(j))
-        val lower = (0 until i).map(j => req(j))
-        val upperHi = (i + 1 until n).map(j => req(j) && hi(j))
-        def or(x: Seq[Bool]): Bool = if (x.isEmpty) false.B else x.reduce(_ || _)
-        req(i) && !Mux(hi(i), or(lowerHi), or(upperHi) || or(lower))
-      }
+      val oh = RoundRobin.firstAfter(req, afterLast.get)
       oneHot := VecInit(oh)
       index := OHToUInt(oh)
     } else {
@@ -67,5 +58,25 @@ class RoundRobin(n: Int, hold: Boolean = true) {
     grant := true.B
     last := index
     afterLast.foreach(hi => for (j <- 0 until n) hi(j) := (0 until j).map(oneHot(_)).foldLeft(false.B)(_ || _))
+  }
+}
+
+object RoundRobin {
+  /** The choice of a round robin without hold, one-hot: the first requester after `last`, given
+    * as the thermometer `hi` (hi(j) = j > last; all false: none granted yet, start from 0).
+    * Requester i is ahead of requester j when i is after last and j is not, or both are on the
+    * same side and i < j (hi(j) for j < i implies hi(i)). Shared by the class and by callers that
+    * compute a choice for next cycle's requests ahead (xlat.pml.PmlLogger).
+    */
+  def firstAfter(req: Seq[Bool], hi: Seq[Bool]): Seq[Bool] = {
+    val n = req.size
+    require(hi.size == n)
+    def or(x: Seq[Bool]): Bool = if (x.isEmpty) false.B else x.reduce(_ || _)
+    (0 until n).map { i =>
+      val lowerHi = (0 until i).map(j => req(j) && hi(j))
+      val lower = (0 until i).map(j => req(j))
+      val upperHi = (i + 1 until n).map(j => req(j) && hi(j))
+      req(i) && !Mux(hi(i), or(lowerHi), or(upperHi) || or(lower))
+    }
   }
 }

@@ -20,7 +20,10 @@ import xlat.common._
   *    computed a cycle ahead for both outcomes of that cycle's pick; every per-context register
   *    the pick reaches is a 2:1 choice by that context's "loads its candidate", and the parts of
   *    the queued events are read from a shift register beside each queue (head, second), not
-  *    through the queue's read multiplexer;
+  *    through the queue's read multiplexer; the pick itself and "a tag is free" are registers
+  *    too, computed a cycle ahead over the few outcomes of the cycle (no load, or context k
+  *    loaded; a CSR write entering a candidate); each index's range checks, each tag's context
+  *    (one-hot) and the exit / guest-interrupt offers (a held one-hot) are registers as well;
   *  - with the filter, acceptance registers the match as a hit vector (LookupTiming latency 2)
   *    and the event is dropped or queued in the next cycle, the decide stage; the filter's
   *    updates land there, and the match bypasses the decide stage's fill and forget.
@@ -79,6 +82,21 @@ class PmlLogger(val p: PmlParams) extends Module {
     val lowBits = log2Ceil(p.entries)
     (inRange(i) && i(lowBits - 1, 0) =/= 0.U) || i === p.entries.U
   }
+  /** inRange(i - 2) without the subtraction: i in 2 .. entries + 1. */
+  private def inRangeAfterTwo(i: UInt): Bool = {
+    val lowBits = log2Ceil(p.entries)
+    val twoOrMore = if (lowBits > 1) i(lowBits - 1, 1) =/= 0.U else false.B
+    (inRange(i) && twoOrMore) || i === p.entries.U || i === (p.entries + 1).U
+  }
+  // Each index's range checks as registers beside it (`inRange(index)`, and `inRange(index - 1)`
+  // for the candidate after a load), so the scheduler's candidates, the pick computed a cycle
+  // ahead and the exit / guest-interrupt raise start from one flop instead of a NOR over the
+  // index's high bits. They follow the index: a CSR write sets both from the written value, a
+  // decrement shifts them (the new "after a decrement" is inRange(index - 2), computed beside
+  // the index in parallel with the scheduler).
+  // (reset: index 0, in range; index - 1 = 0xFFFF, out of range)
+  private val pmlIn, gpmlIn = RegInit(VecInit(Seq.fill(C)(true.B)))
+  private val pmlInDec, gpmlInDec = falses(C)
 
   // ---- CSR ---------------------------------------------------------------------------------
   io.csr_req.ready := true.B
@@ -121,9 +139,13 @@ class PmlLogger(val p: PmlParams) extends Module {
   when(csrWriting) {
     when(at("CTRL")) { ctrlPml(ci) := w(PmlRegs.Bits.ctrlPml); ctrlEpml(ci) := w(PmlRegs.Bits.ctrlEpml) }
     when(at("PML_ADDR")) { pmlAddr(ci) := w(p.paBits - 1, 12) }
-    when(at("PML_INDEX")) { pmlIndex(ci) := w(15, 0) }
+    when(at("PML_INDEX")) {
+      pmlIndex(ci) := w(15, 0); pmlIn(ci) := inRange(w(15, 0)); pmlInDec(ci) := inRangeAfterDecrement(w(15, 0))
+    }
     when(at("GPML_ADDR")) { gpmlAddr(ci) := w(p.paBits - 1, 12) }
-    when(at("GPML_INDEX")) { gpmlIndex(ci) := w(15, 0) }
+    when(at("GPML_INDEX")) {
+      gpmlIndex(ci) := w(15, 0); gpmlIn(ci) := inRange(w(15, 0)); gpmlInDec(ci) := inRangeAfterDecrement(w(15, 0))
+    }
     when(at("TRACK_ASID")) { trackAsid(ci) := w(p.asidBits - 1, 0) }
     when(at("IRQ_VECTOR")) { irqVector(ci) := w(p.irqVectorBits - 1, 0) }
     when(at("ACK")) {
@@ -249,10 +271,19 @@ class PmlLogger(val p: PmlParams) extends Module {
 
   // outstanding writes: tag -> (context, guest buffer)
   private val tagBusy = falses(p.tags)
-  private val tagCtx = Reg(Vec(p.tags, UInt(p.ctxBits.W)))
   private val tagGuest = Reg(Vec(p.tags, Bool()))
-  private val freeTag = PriorityEncoder(tagBusy.map(!_))
-  private val tagFree = tagBusy.map(!_).reduce(_ || _)
+  // The context of each tag, one-hot (tagCtxOH(t)(c): tag t's write is context c's), so a
+  // response's error sets writeError(c) through an OR over the tags (the response id decoded
+  // one-hot) instead of a 16:1 multiplexer of a binary context followed by a context decode.
+  private val tagCtxOH = Reg(Vec(p.tags, Vec(C, Bool())))
+  // the first free tag, one-hot (each tag's "loaded" is one AND beside the priority, no
+  // decode of the binary tag) and binary (mem_req.id)
+  private val freeTagOH = PriorityEncoderOH(tagBusy.map(!_))
+  private val freeTag = OHToUInt(freeTagOH)
+  // "A tag is free" as a register (a count of busy tags, updated by the load and the response),
+  // so the tag table does not feed `canLoad` and through it every context's state.
+  private val busyCount = RegInit(0.U(log2Ceil(p.tags + 1).W))
+  private val tagFree = RegInit(true.B)
 
   // The output register: valid, the tag and the write's context / buffer load with the write;
   // the wide address and data load in every cycle the register is free (empty or handing its
@@ -279,12 +310,19 @@ class PmlLogger(val p: PmlParams) extends Module {
   // not loadable; it is absent only in the cycle an event reaches the head of an empty queue
   // (docs/pml-logger.md, "Pipeline timing").
   private val candValid, candGuest = falses(C)
-  private val pick = new RoundRobin(C, hold = false)(candValid)
-  private val pc = pick.index
-  // The output register's fields are AND-OR multiplexed by the pick's one-hot, straight from the
-  // pick; the part of the picked context is its candGuest.
-  private val loadGuest = Mux1H(pick.oneHot, candGuest)
-  private val load = canLoad && pick.valid
+  // The round robin over the candidates (xlat.common.RoundRobin without hold: the first candidate
+  // after the last context granted, `afterLast` its thermometer) is itself a register, `pickOH`,
+  // computed a cycle ahead: only one context loads a cycle, so next cycle's candidates and
+  // `afterLast` have C + 1 outcomes (no load, or context k loaded), the round robin is computed
+  // for each from registers and this cycle's pick selects among them at the end (below). Always
+  // pickOH = firstAfter(candValid, afterLast), so the cycles are the round robin's.
+  private val afterLast = falses(C)
+  private val pickOH = falses(C)
+  private val pc = OHToUInt(pickOH)
+  // The output register's fields are AND-OR multiplexed by the registered one-hot pick; the part
+  // of the picked context is its candGuest.
+  private val loadGuest = Mux1H(pickOH, candGuest)
+  private val load = canLoad && candValid.asUInt.orR
   when(io.mem_req.fire) { outValid := false.B }
   private def sext(gvpn: UInt): UInt = {
     val va = Cat(gvpn, 0.U(12.W))
@@ -298,28 +336,34 @@ class PmlLogger(val p: PmlParams) extends Module {
     Mux(candGuest(c), entryAddr(gpmlAddr(c), gpmlIndex(c)), entryAddr(pmlAddr(c), pmlIndex(c))))
   private val candData = heads.zip(candGuest).map { case (h, g) => Mux(g, sext(h.bits.gva), Cat(h.bits.gpa, 0.U(12.W)).pad(64)) }
   when(outFree) {
-    outAddr := Mux1H(pick.oneHot, candAddr)
-    outData := Mux1H(pick.oneHot, candData)
+    outAddr := Mux1H(pickOH, candAddr)
+    outData := Mux1H(pickOH, candData)
   }
   when(load) {
-    pick.granted()
+    for (j <- 0 until C) afterLast(j) := (0 until j).map(pickOH(_)).foldLeft(false.B)(_ || _)
     outValid := true.B
     outId := freeTag
     outGuest := loadGuest
     outCtx := pc
-    tagBusy(freeTag) := true.B
-    tagCtx(freeTag) := pc
-    tagGuest(freeTag) := loadGuest
   }
+  for (t <- 0 until p.tags) when(load && freeTagOH(t)) {
+    tagBusy(t) := true.B
+    tagCtxOH(t) := pickOH
+    tagGuest(t) := loadGuest
+  }
+  private val candIdle, candAfter, candIdleReg, candIfCsr = Wire(Vec(C, Bool()))
   for (c <- 0 until C) {
     // c loads its candidate this cycle: the one signal of the pick that reaches c's state; every
     // register of c below is a 2:1 choice, by it, between two values computed from registers
     // (and this cycle's CSR write) in parallel with the pick.
-    val loaded = canLoad && pick.oneHot(c)
+    val loaded = canLoad && pickOH(c)
     val issuedPml = loaded && !candGuest(c)
     val issuedGuest = loaded && candGuest(c)
-    when(issuedPml) { pmlIndex(c) := pmlIndex(c) - 1.U }
-    when(issuedGuest) { gpmlIndex(c) := gpmlIndex(c) - 1.U }
+    // never in a CSR-write cycle (no load then): the CSR write's updates above never meet these
+    when(issuedPml) { pmlIndex(c) := pmlIndex(c) - 1.U; pmlIn(c) := pmlInDec(c); pmlInDec(c) := inRangeAfterTwo(pmlIndex(c)) }
+    when(issuedGuest) {
+      gpmlIndex(c) := gpmlIndex(c) - 1.U; gpmlIn(c) := gpmlInDec(c); gpmlInDec(c) := inRangeAfterTwo(gpmlIndex(c))
+    }
     val h = heads(c)
     // The head's parts still to log, before this cycle's load (a part of a disabled buffer is
     // dropped this cycle, so it is not "remaining").
@@ -344,16 +388,48 @@ class PmlLogger(val p: PmlParams) extends Module {
     val csrC = csrWriting && ci === c.U
     val pmlOn = Mux(csrC && at("CTRL"), w(PmlRegs.Bits.ctrlPml), ctrlPml(c))
     val guestOn = Mux(csrC && at("CTRL"), w(PmlRegs.Bits.ctrlEpml), ctrlEpml(c))
-    val pOkIdle = Mux(csrC && at("PML_INDEX"), inRange(w(15, 0)), inRange(pmlIndex(c)))
-    val gOkIdle = Mux(csrC && at("GPML_INDEX"), inRange(w(15, 0)), inRange(gpmlIndex(c)))
+    val pOkIdle = Mux(csrC && at("PML_INDEX"), inRange(w(15, 0)), pmlIn(c))
+    val gOkIdle = Mux(csrC && at("GPML_INDEX"), inRange(w(15, 0)), gpmlIn(c))
     val pmlIdle = Mux(popIdle, secondPml(c), pRem) && pmlOn && pOkIdle
     val guestIdle = Mux(popIdle, secondGuest(c), gRem) && guestOn && gOkIdle
-    val pOkLoaded = Mux(candGuest(c), inRange(pmlIndex(c)), inRangeAfterDecrement(pmlIndex(c)))
-    val gOkLoaded = Mux(candGuest(c), inRangeAfterDecrement(gpmlIndex(c)), inRange(gpmlIndex(c)))
+    val pOkLoaded = Mux(candGuest(c), pmlIn(c), pmlInDec(c))
+    val gOkLoaded = Mux(candGuest(c), gpmlInDec(c), gpmlIn(c))
     val pmlAfter = Mux(popLoaded, secondPml(c), pRem && candGuest(c)) && ctrlPml(c) && pOkLoaded
     val guestAfter = Mux(popLoaded, secondGuest(c), gRem && !candGuest(c)) && ctrlEpml(c) && gOkLoaded
     candValid(c) := Mux(loaded, pmlAfter || guestAfter, pmlIdle || guestIdle)
     candGuest(c) := Mux(loaded, !pmlAfter, !pmlIdle)
+    candIdle(c) := pmlIdle || guestIdle
+    candAfter(c) := pmlAfter || guestAfter
+    // the idle candidate as if no CSR write entered it (the pick's inputs start from registers),
+    // and as if this cycle's write, whichever register it writes, were c's (selected by ci below)
+    val ifCsrPml = Mux(at("CTRL"), w(PmlRegs.Bits.ctrlPml), ctrlPml(c)) &&
+      Mux(at("PML_INDEX"), inRange(w(15, 0)), pmlIn(c))
+    val ifCsrGuest = Mux(at("CTRL"), w(PmlRegs.Bits.ctrlEpml), ctrlEpml(c)) &&
+      Mux(at("GPML_INDEX"), inRange(w(15, 0)), gpmlIn(c))
+    candIfCsr(c) := (Mux(popIdle, secondPml(c), pRem) && ifCsrPml) || (Mux(popIdle, secondGuest(c), gRem) && ifCsrGuest)
+    candIdleReg(c) := (Mux(popIdle, secondPml(c), pRem) && ctrlPml(c) && pmlIn(c)) ||
+      (Mux(popIdle, secondGuest(c), gRem) && ctrlEpml(c) && gpmlIn(c))
+  }
+  // Next cycle's pick, for each outcome of this cycle: no load (every context's idle candidate,
+  // `afterLast` kept), or context k loaded (k's candidate after its load, the others idle,
+  // `afterLast` = "after k", a constant). The outcome is chosen by this cycle's registered pick
+  // and canLoad, so neither the round robin nor the tag table feeds the per-context updates.
+  // A CSR write that enters a candidate (CTRL, PML_INDEX, GPML_INDEX) changes only its
+  // context's idle candidate, in a cycle without a load: the round robin is computed with that
+  // context's request forced low and forced high (its index decoded straight from the address),
+  // and the written candidate selects at the end; otherwise no idle candidate has a CSR entry.
+  private val pickIdle = RoundRobin.firstAfter(candIdleReg, afterLast)
+  private val pickAfter = (0 until C).map(k => RoundRobin.firstAfter(candIdleReg.updated(k, candAfter(k)), (0 until C).map(j => (j > k).B)))
+  private val ciOH = (0 until C).map(c => ci === c.U)
+  private val pickCsr0 = RoundRobin.firstAfter((0 until C).map(c => candIdleReg(c) && !ciOH(c)), afterLast)
+  private val pickCsr1 = RoundRobin.firstAfter((0 until C).map(c => candIdleReg(c) || ciOH(c)), afterLast)
+  private val csrEnters = csrWriting && (at("CTRL") || at("PML_INDEX") || at("GPML_INDEX"))
+  private val csrCand = Mux1H(ciOH, candIfCsr)
+  // canLoad enters at the last level: with no candidate the pick is empty and "loaded" is "idle"
+  private val anyCand = candValid.asUInt.orR
+  for (j <- 0 until C) {
+    val ifLoadable = (0 until C).map(k => pickOH(k) && pickAfter(k)(j)).reduce(_ || _) || (!anyCand && pickIdle(j))
+    pickOH(j) := Mux(csrEnters, Mux(csrCand, pickCsr1(j), pickCsr0(j)), Mux(canLoad, ifLoadable, pickIdle(j)))
   }
 
   // ---- full buffers: exits and guest interrupts ----------------------------------------------
@@ -361,38 +437,61 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val irqVectorHeld = zeros(C, p.irqVectorBits)
   for (c <- 0 until C) {
     when(!csrWrite) {
-      when(pmlOwed(c) && ctrlPml(c) && !inRange(pmlIndex(c)) && !full(c)) { full(c) := true.B; exitPending(c) := true.B }
-      when(guestOwed(c) && ctrlEpml(c) && !inRange(gpmlIndex(c)) && !guestFull(c)) {
+      when(pmlOwed(c) && ctrlPml(c) && !pmlIn(c) && !full(c)) { full(c) := true.B; exitPending(c) := true.B }
+      when(guestOwed(c) && ctrlEpml(c) && !gpmlIn(c) && !guestFull(c)) {
         guestFull(c) := true.B; irqPending(c) := true.B
         // a re-raise (ACK while still pending) merges: the offered guestIrq keeps its vector
         when(!irqPending(c)) { irqVectorHeld(c) := irqVector(c) }
       }
     }
   }
-  private val exitPick = new RoundRobin(C)(exitPending)
-  io.exit.valid := exitPick.valid
-  io.exit.bits.vmid := exitPick.index.pad(p.vmidBits)
+  /** The choice of the context an `exit` (`guestIrq`) channel offers: the round robin with hold of
+    * xlat.common.RoundRobin (the first pending context after the last one taken, kept while it
+    * is offered and not taken), written here with the held choice as a one-hot register and the
+    * last grant as a thermometer (`after`, as RoundRobin without hold keeps it). A pending flag
+    * is cleared only by its own take, so a held choice is still pending (invariant I7 of the
+    * proofs): the offer is the held one-hot when there is one, else the round robin's fresh
+    * choice, without RoundRobin's check that the held requester still asks (a multiplexer of
+    * the pending flags by the held index) or its binary comparators and priority encoders.
+    * Returns the offer, one-hot; `fire` is the channel's handshake.
+    */
+  private def offerChoice(pending: Vec[Bool], held: Vec[Bool], after: Vec[Bool], fire: Bool): Vec[Bool] = {
+    val fresh = RoundRobin.firstAfter(pending, after)
+    val isHeld = held.asUInt.orR
+    val oh = VecInit((0 until C).map(i => Mux(isHeld, held(i), fresh(i))))
+    held := Mux(fire, VecInit(Seq.fill(C)(false.B)), oh)
+    when(fire) { for (j <- 0 until C) after(j) := (0 until j).map(oh(_)).foldLeft(false.B)(_ || _) }
+    oh
+  }
+  private val exitHeld, exitAfter, irqHeld, irqAfter = falses(C)
+  /** The index of a one-hot choice as a UInt of at least one bit (a vmid's low bits). */
+  private def ohIndex(oh: Seq[Bool]): UInt = { val i = Wire(UInt(log2Ceil(C).max(1).W)); i := OHToUInt(oh); i }
+  private val exitOH = offerChoice(exitPending, exitHeld, exitAfter, io.exit.fire)
+  io.exit.valid := exitPending.asUInt.orR
+  io.exit.bits.vmid := ohIndex(exitOH).pad(p.vmidBits)
   io.exit.bits.reason := PmlRegs.exitReason.U
-  when(io.exit.fire) { exitPick.granted() }
   // cleared by the one-hot choice (not a decode of its index): a raise in the same cycle merges
   // into the exit being taken (the clear comes last)
-  for (c <- 0 until C) when(io.exit.fire && exitPick.oneHot(c)) { exitPending(c) := false.B }
-  private val irqPick = new RoundRobin(C)(irqPending)
-  io.guestIrq.valid := irqPick.valid
-  io.guestIrq.bits.vmid := irqPick.index.pad(p.vmidBits)
-  io.guestIrq.bits.vector := irqVectorHeld(irqPick.index)
-  when(io.guestIrq.fire) { irqPick.granted() }
-  for (c <- 0 until C) when(io.guestIrq.fire && irqPick.oneHot(c)) { irqPending(c) := false.B }
+  for (c <- 0 until C) when(io.exit.fire && exitOH(c)) { exitPending(c) := false.B }
+  private val irqOH = offerChoice(irqPending, irqHeld, irqAfter, io.guestIrq.fire)
+  io.guestIrq.valid := irqPending.asUInt.orR
+  io.guestIrq.bits.vmid := ohIndex(irqOH).pad(p.vmidBits)
+  io.guestIrq.bits.vector := Mux1H(irqOH, irqVectorHeld)
+  for (c <- 0 until C) when(io.guestIrq.fire && irqOH(c)) { irqPending(c) := false.B }
 
   // ---- write responses ---------------------------------------------------------------------
   io.mem_resp.ready := true.B
   private val rid = io.mem_resp.bits.id
   private val respKnown = io.mem_resp.valid && tagBusy(rid)
   private val respOk = respKnown && !io.mem_resp.bits.error
-  when(respKnown) {
-    tagBusy(rid) := false.B
-    when(io.mem_resp.bits.error) { writeError(tagCtx(rid)) := true.B }
-  }
+  // at most one load and one response a cycle: the count moves by -1, 0 or +1
+  busyCount := busyCount + load.asUInt - respKnown.asUInt
+  tagFree := Mux(load && !respKnown, busyCount =/= (p.tags - 1).U, Mux(!load && respKnown, true.B, busyCount =/= p.tags.U))
+  private val ridOH = UIntToOH(rid, p.tags)
+  // per tag, the response's id decoded (a busy tag is never the free tag a load takes)
+  for (t <- 0 until p.tags) when(io.mem_resp.valid && ridOH(t) && tagBusy(t)) { tagBusy(t) := false.B }
+  private val respErr = (0 until p.tags).map(t => io.mem_resp.valid && io.mem_resp.bits.error && ridOH(t) && tagBusy(t))
+  for (c <- 0 until C) when((0 until p.tags).map(t => respErr(t) && tagCtxOH(t)(c)).reduce(_ || _)) { writeError(c) := true.B }
 
   // ---- counters ------------------------------------------------------------------------------
   PerfCounters.connect(
