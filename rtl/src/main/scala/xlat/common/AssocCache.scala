@@ -54,6 +54,17 @@ import chisel3.util._
   * lookup of the same key); the entry the previous fill wrote in between is compared with that
   * fill's data instead, so the fill lands where a compare in its own cycle would put it.
   *
+  * ==Choice ahead (with `ahead`, needs `late`)==
+  * For the clock, the free entry and the victim a fill lands in are chosen a cycle before it
+  * lands, from that cycle's state (the victim's unpinned / highest-re-reference candidates from
+  * the cycle before that), together with a second choice: the next free entry, and the victim
+  * in the other half of the PLRU tree (the root bit flipped, where a touch of the first victim
+  * turns it). A fill whose previous cycle's fill wrote the first choice takes the second, so
+  * back-to-back fills never write one entry unless they share a key. The landing only picks
+  * among registered one-hot choices (holding its key, else free, else victim); an entry freed,
+  * touched, pinned or aged in the cycle before the landing counts from the next choice on. The
+  * ageing of an eviction uses the candidates and top value of the cycle before too.
+  *
   * Each operation (one lookup touch or one fill, any invalidations, one confirm and one drop)
   * may happen once a cycle; a fill wins over an invalidation or a drop of the same entry; an
   * owner's pin set in the cycle of its confirm or drop stays. A touch and a fill never share a
@@ -67,9 +78,11 @@ class AssocCache[T <: Data](
     pins: Boolean = false,
     reuse: Boolean = false,
     late: Boolean = false,
-    keyIn: Boolean = false
+    keyIn: Boolean = false,
+    ahead: Boolean = false
 ) {
   require(!keyIn || (late && sameKey.isDefined), "AssocCache: keyIn needs late and sameKey")
+  require(!ahead || late, "AssocCache: ahead needs late")
   require(n >= 1, s"AssocCache needs at least one entry, got $n")
   private val store = FullyAssocStorage(gen, n)
   private val validR = RegInit(VecInit(Seq.fill(n)(false.B)))
@@ -149,7 +162,9 @@ class AssocCache[T <: Data](
     case Some(same) if keyIn =>
       // the key compare of the fill's own cycle, except on the entry the previous fill wrote
       val sameA = RegNext(sameIn)
-      val lastSame = same(RegNext(fillDataA), fillDataA)
+      // (the two fills' keys compared when the second is asked: the same compare a cycle
+      // earlier, so it is not in front of the landing)
+      val lastSame = RegNext(same(fillDataA, fillData))
       VecInit((0 until n).map(i => validR(i) && Mux(wroteLastR(i), lastSame, sameA(i))))
     case Some(same) => VecInit(validR.zip(entries).map { case (v, x) => v && same(x, fillDataA) })
     case None       => VecInit(Seq.fill(n)(false.B))
@@ -165,44 +180,88 @@ class AssocCache[T <: Data](
     val at = (0 to 3).map(v => (0 until n).map(i => cand(i) && rr(i) === v.U).reduce(_ || _))
     Mux(at(3), 3.U, Mux(at(2), 2.U, Mux(at(1), 1.U, 0.U)))
   }
-  private val evict = if (!pins && !reuse) victim else repl.victimAvoiding(0.U, (0 until n).map { i =>
+  private val avoid = (0 until n).map { i =>
     !cand(i) || rrpvR.zip(top).map { case (rr, t) => rr(i) =/= t }.getOrElse(false.B)
-  })
-  private val way = Mux(dup.asUInt.orR, PriorityEncoder(dup), Mux(free.reduce(_ || _), PriorityEncoder(free), evict))
-  private val evicting = !dup.asUInt.orR && !free.reduce(_ || _)
+  }
+  private val evict = if (!pins && !reuse) victim else repl.victimAvoiding(0.U, avoid)
+  private def any(x: Seq[Bool]): Bool = VecInit(x).asUInt.orR
+  /** The lowest set entry one-hot, each bit from one OR of the bits below it (no ripple). */
+  private def oh(x: Seq[Bool]): Seq[Bool] = x.indices.map(i => x(i) && !(if (i == 0) false.B else any(x.take(i))))
+  private val dupOH = oh(dup)
+  private val dupAny = any(dup)
+  /** One-hot entry a fill landing now writes, whether the cache has a free entry, and the
+    * candidates the re-reference ageing applies to with the value it ages from.
+    */
+  private val (way, wayOH, freeAny, candA, topA): (UInt, Seq[Bool], Bool, Seq[Bool], Option[UInt]) =
+    if (!ahead) {
+      val w = Mux(dupAny, PriorityEncoder(dup), Mux(free.reduce(_ || _), PriorityEncoder(free), evict))
+      (w, (0 until n).map(w === _.U), free.reduce(_ || _), cand, top)
+    } else {
+      // "Choice ahead": the free entry and the victim are chosen from this cycle's state and
+      // registered for a fill landing in the next cycle, so the landing only picks among
+      // registered one-hot choices. Besides the first choice, a second one: the next free
+      // entry, and the victim of the other half of the PLRU tree (its root bit flipped, which
+      // is where a touch of the first victim turns it); the landing takes the second when the
+      // fill of this cycle writes the first (`wroteLast`, back-to-back fills). The state seen is
+      // one cycle old otherwise: an entry freed, touched, pinned or aged in this cycle counts
+      // from the next choice on (only the choice among legal entries differs). The entries the
+      // victim avoids (pins, re-reference values) are themselves registered a cycle before:
+      // two cycles old.
+      val f1 = oh(free)
+      val rest = free.zip(f1).map { case (a, b) => a && !b }
+      val avoidR = RegNext(VecInit(avoid))
+      val e1v = if (!pins && !reuse) victim else repl.victimAvoiding(0.U, avoidR)
+      val e1 = (0 until n).map(e1v === _.U)
+      val e2v = if (!pins && !reuse) repl.policy.victim(repl.peek(0.U) ^ 1.U)
+        else repl.policy.victimAvoiding(repl.peek(0.U) ^ 1.U, avoidR)
+      // The choices are registered as indices (the entry written is decoded from one index,
+      // so it is one entry whatever the registers hold); the first choices also one-hot, only
+      // to compare them with the entry the fill of this cycle writes.
+      val f1R = RegNext(OHToUInt(f1)); val f2R = RegNext(OHToUInt(oh(rest)))
+      val a1R = RegNext(any(free), false.B); val a2R = RegNext(any(rest), false.B)
+      val e1R = RegNext(e1v); val e2R = RegNext(e2v)
+      val f1OHR = RegNext(VecInit(f1)); val e1OHR = RegNext(VecInit(e1))
+      val candR = RegNext(VecInit(cand)); val topR = top.map(t => RegNext(t))
+      val fClash = any(f1OHR.zip(wroteLastR).map { case (a, b) => a && b })
+      val eClash = any(e1OHR.zip(wroteLastR).map { case (a, b) => a && b })
+      val fAny = Mux(fClash, a2R, a1R)
+      val idx = Mux(dupAny, OHToUInt(dupOH), Mux(fAny, Mux(fClash, f2R, f1R), Mux(eClash, e2R, e1R)))
+      (idx, (0 until n).map(i => idx === i.U), fAny, candR.toSeq, topR)
+    }
+  private val evicting = !dupAny && !freeAny
   /** The entry a fill this cycle writes (for proofs and counters). */
   val fillWay: UInt = way
   /** The entry a fill in this cycle writes, one-hot (for a pipelined caller's bypass). */
-  def fillWayOH: Seq[Bool] = (0 until n).map(way === _.U)
+  def fillWayOH: Seq[Bool] = wayOH
   store.io.read.valid := false.B
   store.io.read.bits := 0.U
   /** With `late`: the entry the previous cycle's fill wrote, one-hot (none without `late`). */
-  wroteLastR := VecInit((0 until n).map(i => late.B && fillA && way === i.U))
+  wroteLastR := VecInit((0 until n).map(i => late.B && fillA && wayOH(i)))
   val wroteLast: Vec[Bool] = wroteLastR
   store.io.write.valid := fillA
   store.io.write.bits.set := 0.U
   store.io.write.bits.way := way
   store.io.write.bits.data := fillDataA
-  when(fillA) { repl.fill(0.U, way, evicting && way === victim) }
+  when(fillA) { repl.fill(0.U, way, evicting && (if (ahead) true.B else way === victim)) }
   when(touchA) { repl.touch(0.U, touchWayA) }
   // A late fill lands after its owner's turn: confirmed if the owner answers in that cycle.
   private val fillConfirmed = late.B && confirmEn && confirmOwner === fillOwnerA
   for (i <- 0 until n) {
     val mine = ownerR(i)
-    val filled = fillA && way === i.U
+    val filled = fillA && wayOH(i)
     val dropped = dropEn && provR(i) && mine === dropOwner
     validR(i) := filled || (validR(i) && !invalMask(i) && !dropped)
     provR(i) := (filled && !fillConfirmed) || (provR(i) && !(confirmEn && mine === confirmOwner))
     when(filled) { ownerR(i) := fillOwnerA }
   }
-  rrpvR.zip(top).foreach { case (rr, t) =>
-    val dupFill = dup.asUInt.orR
+  rrpvR.zip(topA).foreach { case (rr, t) =>
+    val dupFill = dupAny
     val age = 3.U - t
     for (i <- 0 until n) {
       val aged = rr(i) +& age
-      when(fillA && way === i.U) { rr(i) := Mux(dupFill, 0.U, 2.U) }
+      when(fillA && wayOH(i)) { rr(i) := Mux(dupFill, 0.U, 2.U) }
         .elsewhen(touchA && touchWayA === i.U) { rr(i) := 0.U }
-        .elsewhen(fillA && evicting && cand(i)) { rr(i) := Mux(aged > 3.U, 3.U, aged(1, 0)) }
+        .elsewhen(fillA && evicting && candA(i)) { rr(i) := Mux(aged > 3.U, 3.U, aged(1, 0)) }
     }
   }
   for (o <- 0 until owners) {

@@ -31,6 +31,8 @@ import xlat.common._
   * (every entry compared, hit vectors registered), then select (the deepest registered hit still
   * valid and the slot's next registers); the hit's pin / PLRU / re-reference update and a fill
   * land one cycle after their turn (AssocCache `late`; a flush in that cycle drops the fill).
+  * Each slot's turn is computed from its own registers every cycle (per-slot precomputation);
+  * the served slot loads its own, so no 1-of-walkers multiplexer sits in front of a turn.
   * Issue states take
   * the memory port (round robin); a
   * slot has at most one access outstanding and tags it with its request id.
@@ -74,8 +76,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val k = keep(level, base.getWidth)
     (base & k) | (pn.pad(base.getWidth)(base.getWidth - 1, 0) & ~k)
   }
+  /** An OR, not a sum: the index never reaches into the table's bits (a 9-bit index spans
+    * bits 11:3; an x4 root's 11-bit index spans bits 13:3 over a root whose low 2 page bits
+    * are 0, see hRootDrop). */
   private def entryAddr(table: UInt, index: UInt, width: Int): UInt =
-    ((table << 12) + (index << 3)).pad(width)(width - 1, 0)
+    ((table << 12) | (index << 3)).pad(width)(width - 1, 0)
   private def allPerm: Perm = { val a = Wire(new Perm); a.r := true.B; a.w := true.B; a.x := true.B; a.u := true.B; a }
   private def andPerm(a: Perm, b: Perm): Perm = {
     val c = Wire(new Perm); c.r := a.r && b.r; c.w := a.w && b.w; c.x := a.x && b.x; c.u := a.u && b.u; c
@@ -99,22 +104,33 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private def samePrefix(a: UInt, b: UInt, level: UInt): Bool = ((a ^ b) & keep(level, a.getWidth)) === 0.U
   private val gpwc = Option.when(p.guestPwcEntries > 0)(
     new AssocCache(new GuestPwcEntry(p), p.guestPwcEntries, p.slotBits, Some((a: GuestPwcEntry, b: GuestPwcEntry) =>
-      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true, late = true, keyIn = true)
+      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true, late = true, keyIn = true, ahead = true)
   )
   private val hpwc = Option.when(p.hostPwcEntries > 0)(
     new AssocCache(new HostPwcEntry(p), p.hostPwcEntries, p.slotBits, Some((a: HostPwcEntry, b: HostPwcEntry) =>
-      a.vmid === b.vmid && a.level === b.level && samePrefix(a.gpn, b.gpn, a.level)), pins = true, reuse = true, late = true, keyIn = true)
+      a.vmid === b.vmid && a.level === b.level && samePrefix(a.gpn, b.gpn, a.level)), pins = true, reuse = true, late = true, keyIn = true, ahead = true)
   )
   private val ntlb = Option.when(p.nestedTlbEntries > 0)(
     new AssocCache(new NestedTlbEntry(p), p.nestedTlbEntries, p.slotBits, Some((a: NestedTlbEntry, b: NestedTlbEntry) =>
-      a.vmid === b.vmid && a.size === b.size && samePrefix(a.gpn, b.gpn, a.size)), pins = true, reuse = true, late = true, keyIn = true)
+      a.vmid === b.vmid && a.size === b.size && samePrefix(a.gpn, b.gpn, a.size)), pins = true, reuse = true, late = true, keyIn = true, ahead = true)
   )
 
-  /** Among pointer hits, those of the deepest level (the walk then skips the most reads). */
-  private def deepest[T <: Data](c: AssocCache[T], hits: Seq[Bool], level: T => UInt, top: Int): (Bool, T, UInt) = {
-    val at = (1 to top).map(l => VecInit(hits.zip(c.entries).map { case (hit, e) => hit && level(e) === l.U }))
-    val any = at.map(_.asUInt.orR)
-    c.first(Mux(any.reduce(_ || _), PriorityMux(any, at), VecInit(Seq.fill(c.n)(false.B))))
+  private def anyOf(x: Seq[Bool]): Bool = VecInit(x).asUInt.orR
+  /** The lowest set bit of `x` one-hot, each bit from one OR of the bits below it (no ripple). */
+  private def firstOH(x: Seq[Bool]): Seq[Bool] = x.indices.map(i => x(i) && !(if (i == 0) false.B else anyOf(x.take(i))))
+  /** The select of a lookup: `hitsR` the registered matches (per level with `levels`, one vector
+    * otherwise), kept on entries still valid and not rewritten by the fill that landed in the
+    * match cycle; the deepest level's (the walk then skips the most reads), then the
+    * lowest-index entry. Returns hit, the entry (a one-hot AND-OR), its index and the hit's
+    * level one-hot (levels 1.. in order).
+    */
+  private def select[T <: Data](c: AssocCache[T], hitsR: Seq[Vec[Bool]]): (Bool, T, UInt, Seq[Bool]) = {
+    val at = hitsR.map(_.zip(c.valid).zip(c.wroteLast).map { case ((h, v), w) => h && v && !w })
+    val any = at.map(anyOf)
+    val lvOH = firstOH(any)
+    val perLevel = at.map(firstOH)
+    val eOH = (0 until c.n).map(j => anyOf(perLevel.zip(lvOH).map { case (o, l) => o(j) && l }))
+    (anyOf(any), Mux1H(eOH, c.entries), OHToUInt(eOH), lvOH)
   }
 
   // ---- accept ------------------------------------------------------------------------------
@@ -125,7 +141,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
   when(io.req.fire) {
     val r = io.req.bits
     val s = WireDefault(0.U.asTypeOf(new WalkSlot(p)))
-    s.id := r.id; s.gva := r.gva; s.asid := r.asid; s.vmid := r.vmid; s.hRoot := r.hRoot; s.cmd := r.cmd
+    s.id := r.id; s.gva := r.gva; s.asid := r.asid; s.vmid := r.vmid; s.hRoot := r.hRoot >> p.hRootDrop; s.cmd := r.cmd
     s.user := r.user; s.gTable := r.gRoot; s.gLevel := g.topLevel.U; s.gPerm := allPerm
     slot(freeIdx) := s
     state(freeIdx) := Start
@@ -157,8 +173,14 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val e = cur
   private val s = slot(e)
   private val st = state(e)
-  private val served = curValid && wantsEngine(e)
-  private val matchTurn = served && !look2 && lookStates.map(_ === st).foldLeft(false.B)(_ || _)
+  /** `cur` one-hot with `curValid` folded in (the per-slot turn enables start from it). */
+  private val curOH = (0 until W).map(i => curValid && cur === i.U)
+  private def lookState(x: WalkState.Type): Bool = lookStates.map(_ === x).foldLeft(false.B)(_ || _)
+  private val servedI = (0 until W).map(i => curOH(i) && wantsEngine(i))
+  private val matchI = (0 until W).map(i => servedI(i) && !look2 && lookState(state(i)))
+  /** Slot i takes the second (or only) cycle of its turn. */
+  private val goI = (0 until W).map(i => servedI(i) && (look2 || !lookState(state(i))))
+  private val matchTurn = anyOf(matchI)
   look2 := matchTurn
   when(matchTurn) { curValid := true.B }
     .otherwise {
@@ -166,64 +188,99 @@ class NestedWalker(val p: WalkerParams) extends Module {
       cur := engine.index
       when(engine.valid) { engine.granted() }
     }
-  private val n = WireDefault(s)
-  private val nst = WireDefault(st)
-  private val canFill = !s.noFill && !io.flush.fire
   private val hitCache = WireDefault(0.U(2.W))
   private val hitVmid = WireDefault(s.vmid)
   private val filled = WireDefault(false.B)
   private val gpwcHit, hpwcHit, ntlbHit = WireDefault(false.B)
 
-  private def fault(code: Int, stage: Int, level: UInt, gpa: UInt): Unit = {
-    n.fault := code.U; n.faultStage := stage.U; n.faultLevel := level; n.faultGpa := gpa.pad(64); nst := Done
-  }
-  /** The host translated `target` to frame `hpn`: read the guest entry there, or answer. */
-  private def hostDone(hpn: UInt, size: UInt, perm: Perm): Unit = {
-    n.hSize := size; n.hPerm := perm
-    when(s.forData) { n.ppn := hpn; nst := Done }
-      .otherwise { n.pteAddr := Cat(hpn, s.target(11, 0)); nst := ReadGuest }
-  }
-
-  private val hostWrite = Mux(s.forData, isCmd(s.cmd, AccessCmd.Write), p.hardwareAd.B)
-  private val hostFetch = s.forData && isCmd(s.cmd, AccessCmd.Exec)
-  private val hostRoot = if (h.rootIndexBits > 9) s.hRoot & ~3.U((p.paBits - 12).W) else s.hRoot
-  private val gvpn = s.gva(g.inputBits - 1, 12)
-  private val gEntry = g.decode(s.pte, s.gLevel, 64)
-  private val hEntry = h.decode(s.pte, s.hLevel, p.paBits)
+  private def gvpnOf(x: WalkSlot): UInt = x.gva(g.inputBits - 1, 12)
+  private def hostWriteOf(x: WalkSlot): Bool = Mux(x.forData, isCmd(x.cmd, AccessCmd.Write), p.hardwareAd.B)
+  private val hostWrite = hostWriteOf(s)
+  // the served slot's page numbers, selected as such (not whole registers, of which the
+  // lookups use only these bits)
+  private val gvpn = VecInit(slot.map(gvpnOf))(e)
 
   // Match stage: the served slot's keys against every entry, registered every cycle (read only
   // in the select cycle that follows a match turn, where the engine still serves that slot).
-  private val gpnKey = gpnOf(s.target)
-  private val gpwcHitsR = gpwc.map(c => RegNext(VecInit(c.entries.map { x =>
-    x.vmid === s.vmid && x.asid === s.asid && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U
-  })))
+  private val gpnKey = VecInit(slot.map(x => gpnOf(x.target)))(e)
+  // (pointer caches: one vector per level, so the select finds the deepest level without
+  // reading the entries' levels)
+  private val gpwcHitsR = gpwc.map(c => (1 to g.topLevel).map(l => RegNext(VecInit(c.entries.map { x =>
+    x.vmid === s.vmid && x.asid === s.asid && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U && x.level === l.U
+  }))))
   private val ntlbHitsR = ntlb.map(c => RegNext(VecInit(c.entries.map { x =>
     x.vmid === s.vmid && ((x.gpn ^ gpnKey) & keep(x.size, x.gpn.getWidth)) === 0.U && !(hostWrite && !x.d)
   })))
-  private val hpwcHitsR = hpwc.map(c => RegNext(VecInit(c.entries.map { x =>
-    x.vmid === s.vmid && ((x.gpn ^ gpnKey) & keep(x.level, x.gpn.getWidth)) === 0.U
-  })))
-  /** Select stage: the registered matches of entries still valid and not rewritten by the fill
-    * that landed in the match cycle (late fills land a cycle after their turn). */
-  private def selected[T <: Data](c: AssocCache[T], hitsR: Option[Vec[Bool]]): Seq[Bool] =
-    hitsR.get.zip(c.valid).zip(c.wroteLast).map { case ((h, v), w) => h && v && !w }
+  private val hpwcHitsR = hpwc.map(c => (1 to h.topLevel).map(l => RegNext(VecInit(c.entries.map { x =>
+    x.vmid === s.vmid && ((x.gpn ^ gpnKey) & keep(x.level, x.gpn.getWidth)) === 0.U && x.level === l.U
+  }))))
+  // The select stage's choices, once for every slot (they depend on no slot register); a
+  // pointer hit at level l continues at l - 1 (from the level one-hot, not the entry).
+  private def below(lvOH: Seq[Bool]): UInt = Mux1H(lvOH, lvOH.indices.map(_.U(p.levelBits.W)))
+  private val (gSelHit, gSelEnt, gSelWay, gSelNext) = gpwc match {
+    case Some(c) => val (a, b, w, l) = select(c, gpwcHitsR.get); (a, b, w, below(l))
+    case None    => (false.B, 0.U.asTypeOf(new GuestPwcEntry(p)), 0.U, 0.U)
+  }
+  private val (tSelHit, tSelEnt, tSelWay) = ntlb match {
+    case Some(c) => val (a, b, w, _) = select(c, Seq(ntlbHitsR.get)); (a, b, w)
+    case None    => (false.B, 0.U.asTypeOf(new NestedTlbEntry(p)), 0.U)
+  }
+  private val (pSelHit, pSelEnt, pSelWay, pSelNext) = hpwc match {
+    case Some(c) => val (a, b, w, l) = select(c, hpwcHitsR.get); (a, b, w, below(l))
+    case None    => (false.B, 0.U.asTypeOf(new HostPwcEntry(p)), 0.U, 0.U)
+  }
 
-  private val turn = served && !matchTurn
-  when(turn) {
-    slot(e) := n
-    state(e) := nst
+  // The fill keys' compares with every entry (AssocCache keyIn) on the served slot's key
+  // fields (raw slot registers: only the slot multiplexer is in front of them).
+  private val sameG = gpwc.map { c =>
+    val k = WireDefault(0.U.asTypeOf(new GuestPwcEntry(p)))
+    k.vmid := s.vmid; k.asid := s.asid; k.level := s.gLevel; k.vpn := gvpn
+    c.sameKeyAs(k)
+  }
+  private val sameH = hpwc.map { c =>
+    val k = WireDefault(0.U.asTypeOf(new HostPwcEntry(p)))
+    k.vmid := s.vmid; k.level := s.hLevel; k.gpn := gpnKey
+    c.sameKeyAs(k)
+  }
+  private val sameT = ntlb.map { c =>
+    val k = WireDefault(0.U.asTypeOf(new NestedTlbEntry(p)))
+    k.vmid := s.vmid; k.size := s.hLevel(1, 0); k.gpn := gpnKey
+    c.sameKeyAs(k)
+  }
+
+  /** One engine turn of slot `i` (registers `s`, state `st`), computed for every slot from its
+    * own registers (per-slot precomputation: no 1-of-walkers multiplexer in front of a turn):
+    * its next registers and state, which the served slot loads, and, when `go` (slot `i` is
+    * served), the turn's cache operations and hit flags.
+    */
+  private def turnOf(s: WalkSlot, st: WalkState.Type, i: Int, go: Bool): (WalkSlot, WalkState.Type) = {
+    val n = WireDefault(s)
+    val nst = WireDefault(st)
+    val canFill = !s.noFill && !io.flush.fire
+    def fault(code: Int, stage: Int, level: UInt, gpa: UInt): Unit = {
+      n.fault := code.U; n.faultStage := stage.U; n.faultLevel := level; n.faultGpa := gpa.pad(64); nst := Done
+    }
+    /** The host translated `target` to frame `hpn`: read the guest entry there, or answer. */
+    def hostDone(hpn: UInt, size: UInt, perm: Perm): Unit = {
+      n.hSize := size; n.hPerm := perm
+      when(s.forData) { n.ppn := hpn; nst := Done }
+        .otherwise { n.pteAddr := Cat(hpn, s.target(11, 0)); nst := ReadGuest }
+    }
+    val hostWrite = hostWriteOf(s)
+    val hostFetch = s.forData && isCmd(s.cmd, AccessCmd.Exec)
+    val hostRoot = if (p.hRootDrop > 0) Cat(s.hRoot, 0.U(p.hRootDrop.W)) else s.hRoot
+    val gvpn = gvpnOf(s)
+    val gEntry = g.decode(s.pte, s.gLevel, 64)
+    val hEntry = h.decode(s.pte, s.hLevel, p.paBits)
     switch(st) {
       is(Start) {
         when(isCmd(s.cmd, AccessCmd.Reserved)) { fault(Fault.Reserved, 0, 0.U, 0.U) }
           .elsewhen(!g.inRange(s.gva)) { fault(Fault.Range, 0, g.topLevel.U, 0.U) }
           .otherwise {
-            val (hit, ent, way) = gpwc match {
-              case Some(c) => deepest[GuestPwcEntry](c, selected(c, gpwcHitsR), _.level, g.topLevel)
-              case None => (false.B, 0.U.asTypeOf(new GuestPwcEntry(p)), 0.U)
-            }
-            val level = Mux(hit, ent.level - 1.U, g.topLevel.U)
+            val (hit, ent, way) = (gSelHit, gSelEnt, gSelWay)
+            val level = Mux(hit, gSelNext, g.topLevel.U)
             val table = Mux(hit, ent.table, s.gTable)
-            when(hit) { gpwc.foreach(_.use(way, e)); gpwcHit := true.B; hitCache := 1.U; hitVmid := ent.vmid }
+            when(go && hit) { gpwc.foreach(_.use(way, i.U)); gpwcHit := true.B; hitCache := 1.U; hitVmid := ent.vmid }
             n.gLevel := level; n.gTable := table; n.gPerm := Mux(hit, ent.perm, allPerm)
             n.target := entryAddr(table, g.index(s.gva, level), p.targetBits); n.forData := false.B
             nst := HostStart
@@ -231,24 +288,18 @@ class NestedWalker(val p: WalkerParams) extends Module {
       }
       is(HostStart) {
         val gpn = gpnOf(s.target)
-        val (tHit, tEnt, tWay) = ntlb match {
-          case Some(c) => c.first(selected(c, ntlbHitsR))
-          case None    => (false.B, 0.U.asTypeOf(new NestedTlbEntry(p)), 0.U)
-        }
-        val (pHit, pEnt, pWay) = hpwc match {
-          case Some(c) => deepest[HostPwcEntry](c, selected(c, hpwcHitsR), _.level, h.topLevel)
-          case None => (false.B, 0.U.asTypeOf(new HostPwcEntry(p)), 0.U)
-        }
+        val (tHit, tEnt, tWay) = (tSelHit, tSelEnt, tSelWay)
+        val (pHit, pEnt, pWay) = (pSelHit, pSelEnt, pSelWay)
         when(!inGpaRange(s.target)) { fault(Fault.Range, 1, h.topLevel.U, s.target) }
           .elsewhen(tHit) {
-            ntlb.foreach(_.use(tWay, e)); ntlbHit := true.B; hitCache := 3.U; hitVmid := tEnt.vmid
+            when(go) { ntlb.foreach(_.use(tWay, i.U)); ntlbHit := true.B; hitCache := 3.U; hitVmid := tEnt.vmid }
             n.hLevel := tEnt.size
             when(hostDenies(tEnt.perm, hostWrite, hostFetch)) { fault(Fault.Host, 1, tEnt.size, s.target) }
               .otherwise { hostDone(frame(tEnt.base, tEnt.size, gpn), tEnt.size, tEnt.perm) }
           }
           .otherwise {
-            when(pHit) { hpwc.foreach(_.use(pWay, e)); hpwcHit := true.B; hitCache := 2.U; hitVmid := pEnt.vmid }
-            val level = Mux(pHit, pEnt.level - 1.U, h.topLevel.U)
+            when(go && pHit) { hpwc.foreach(_.use(pWay, i.U)); hpwcHit := true.B; hitCache := 2.U; hitVmid := pEnt.vmid }
+            val level = Mux(pHit, pSelNext, h.topLevel.U)
             val table = Mux(pHit, pEnt.table, hostRoot)
             n.hLevel := level; n.hPerm := Mux(pHit, pEnt.perm, allPerm)
             n.pteAddr := entryAddr(table, h.index(s.target, level), p.paBits)
@@ -266,7 +317,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
             hpwc.foreach { c =>
               val x = Wire(new HostPwcEntry(p))
               x.vmid := s.vmid; x.level := s.hLevel; x.gpn := gpnOf(s.target); x.table := table; x.perm := acc
-              when(canFill) { c.fill(x, e, c.sameKeyAs(x)); filled := true.B }
+              when(go && canFill) { c.fill(x, i.U, sameH.get); filled := true.B }
             }
             n.hLevel := s.hLevel - 1.U; n.hPerm := acc
             n.pteAddr := entryAddr(table, h.index(s.target, s.hLevel - 1.U), p.paBits)
@@ -290,7 +341,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
         ntlb.foreach { c =>
           val x = Wire(new NestedTlbEntry(p))
           x.vmid := s.vmid; x.size := s.hLevel(1, 0); x.gpn := gpn; x.base := base; x.perm := s.hPerm; x.d := s.leafD
-          when(canFill) { c.fill(x, e, c.sameKeyAs(x)); filled := true.B }
+          when(go && canFill) { c.fill(x, i.U, sameT.get); filled := true.B }
         }
         hostDone(frame(base, s.hLevel, gpn), s.hLevel, s.hPerm)
       }
@@ -305,7 +356,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
             gpwc.foreach { c =>
               val x = Wire(new GuestPwcEntry(p))
               x.vmid := s.vmid; x.asid := s.asid; x.level := s.gLevel; x.vpn := gvpn; x.table := table; x.perm := acc
-              when(canFill) { c.fill(x, e, c.sameKeyAs(x)); filled := true.B }
+              when(go && canFill) { c.fill(x, i.U, sameG.get); filled := true.B }
             }
             n.gLevel := s.gLevel - 1.U; n.gTable := table; n.gPerm := acc
             n.target := entryAddr(table, g.index(s.gva, s.gLevel - 1.U), p.targetBits); n.forData := false.B
@@ -329,6 +380,14 @@ class NestedWalker(val p: WalkerParams) extends Module {
         nst := HostStart
       }
     }
+    (n, nst)
+  }
+
+  private val turn = anyOf(goI)
+  for (i <- 0 until W) {
+    val go = goI(i)
+    val (ni, nsti) = turnOf(slot(i), state(i), i, go)
+    when(go) { slot(i) := ni; state(i) := nsti }
   }
 
   // ---- memory port -------------------------------------------------------------------------

@@ -54,7 +54,8 @@ class WalkSlot(p: WalkerParams) extends Bundle {
   val gva = UInt(64.W)
   val asid = UInt(p.asidBits.W)
   val vmid = UInt(p.vmidBits.W)
-  val hRoot = UInt((p.paBits - 12).W)
+  /** The host root page number without the bits an x4 root ignores (its 16 KiB alignment). */
+  val hRoot = UInt((p.paBits - 12 - p.hRootDrop).W)
   val cmd = UInt(2.W)
   val user = Bool()
   // guest side

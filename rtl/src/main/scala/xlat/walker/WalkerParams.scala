@@ -37,6 +37,8 @@ case class WalkerParams(
   /** Width of a GPA as a guest entry can name it (wider than gpaBits: the excess is fault 5). */
   val targetBits: Int = (12 + g.ppnWidth).max(gpaBits)
   val slotBits: Int = log2Ceil(walkers).max(1)
+  /** Low bits of `hRoot` a walk ignores: 2 for an x4 host root (16 KiB, 11 index bits). */
+  val hRootDrop: Int = if (h.rootIndexBits > 9) 2 else 0
   val levelBits: Int = 3
   /** Reads a walk can need: (g+1)(h+1)-1 plain, g+1 locked host-leaf and 1 locked guest-leaf. */
   val maxReads: Int = (g.levels + 1) * (h.levels + 1) - 1 + g.levels + 2
