@@ -160,14 +160,17 @@ def check_against_model(log: np.ndarray, man: dict, status_lag: int = 12,
             LOG_IRQ: 5, LOG_PERF: 6}      # a CSR write: 3
     kinds, xs = log["kind"].astype(int), log["x"].astype(int)
     ranks = np.array([3 if k == LOG_CSR and x >> 16 & 1 else rank[k] for k, x in zip(kinds, xs)])
-    recs = np.lexsort((np.arange(len(log)), ranks, log["cycle"]))
+    # a CSR access applies (and is answered) in the cycle after its request (the CSR input
+    # stage, docs/pml-logger.md "Pipeline timing"): the harness logs it at the request
+    cycles = log["cycle"].astype(np.int64) + (kinds == LOG_CSR)
+    recs = np.lexsort((np.arange(len(log)), ranks, cycles))
     stalls, checked, perf = 0, 0, {}
     bad: list = []
     last = 0
     try:
         for i in recs:
             r = log[i]
-            k, cyc, x, y, z = int(r["kind"]), int(r["cycle"]), int(r["x"]), int(r["y"]), int(r["z"])
+            k, cyc, x, y, z = int(r["kind"]), int(cycles[i]), int(r["x"]), int(r["y"]), int(r["z"])
             m.now = cyc
             last = cyc
             if k == LOG_WRITE:

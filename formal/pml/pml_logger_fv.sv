@@ -86,7 +86,10 @@
 //       equal the RTL's; S2 a read answers the register's value (error for a bad address / a
 //       write to STATUS, and then rdata 0); S3 writes to an unknown address change nothing
 //       (follows from S1); S4 STATUS.writeError of c is set by an error response to a write of
-//       c and cleared only by ACK; S5 ACK clears STATUS.full (guestFull) and nothing else does.
+//       c and cleared only by ACK; S5 ACK clears STATUS.full (guestFull) and nothing else does;
+//       S6 the CSR input stage: an accepted csr_req applies (and is answered) in the next cycle;
+//       the DUT's stage registers (dbg_csr*) equal this wrapper's copy of last cycle's request,
+//       decoded (every S / P property above sees the access in the cycle it applies).
 // Strengthening invariants (asserted, so proven too)
 //   I1  queue shape: count <= depth, tail = head + count; pmlDone / guestDone only for a head
 //       that owes that part, never both, the other part still owed
@@ -201,6 +204,13 @@ module pml_logger_fv (
   wire [CB-1:0] d_outCtx;
   wire          d_outGuest;
   wire [IB:0]   d_outstanding;
+  wire          d_csrValid, d_csrWriting, d_csrBad, d_csrWIn, d_csrWInDec;
+  wire [CB-1:0] d_csrCtx;
+  wire [PA-1:0] d_csrWdata;
+  wire [8:0]    d_csrAt;
+  wire [9:0]    d_csrReadSel;
+  wire [C-1:0]  d_csrCtxOH;
+  wire [9*C-1:0] d_csrWe;
 
   PmlLogger dut (
     .clock(clock), .reset(reset),
@@ -230,7 +240,11 @@ module pml_logger_fv (
     .dbg_full_0(d_full[0]), .dbg_full_1(d_full[1]),
     .dbg_guestFull_0(d_guestFull[0]), .dbg_guestFull_1(d_guestFull[1]),
     .dbg_queueCount_0(d_queueCount[0]), .dbg_queueCount_1(d_queueCount[1]),
-    .dbg_outCtx(d_outCtx), .dbg_outGuest(d_outGuest), .dbg_outstanding(d_outstanding)
+    .dbg_outCtx(d_outCtx), .dbg_outGuest(d_outGuest), .dbg_outstanding(d_outstanding),
+    .dbg_csrValid(d_csrValid), .dbg_csrWriting(d_csrWriting), .dbg_csrBad(d_csrBad),
+    .dbg_csrCtx(d_csrCtx), .dbg_csrWdata(d_csrWdata), .dbg_csrAt(d_csrAt),
+    .dbg_csrReadSel(d_csrReadSel), .dbg_csrCtxOH(d_csrCtxOH), .dbg_csrWIn(d_csrWIn),
+    .dbg_csrWInDec(d_csrWInDec), .dbg_csrWe(d_csrWe)
   );
 
   // ------------------------------------------------------------------ internal views (pml.sby)
@@ -355,7 +369,7 @@ module pml_logger_fv (
 
   // previous-cycle copies
   reg          p_reset = 1'b1;
-  reg          p_memValid, p_memReady, p_exitValid, p_exitReady, p_irqValid, p_irqReady, p_csrValid;
+  reg          p_memValid, p_memReady, p_exitValid, p_exitReady, p_irqValid, p_irqReady;
   reg [IB-1:0] p_memId;
   reg [PA-1:0] p_memAddr;
   reg [63:0]   p_memData;
@@ -375,20 +389,31 @@ module pml_logger_fv (
     p_exitReason <= exit_bits_reason;
     p_irqValid <= guestIrq_valid; p_irqReady <= guestIrq_ready; p_irqVmid <= guestIrq_bits_vmid;
     p_irqVector <= guestIrq_bits_vector;
-    p_csrValid <= csr_req_valid;
   end
   // f_ok: the previous cycle was a normal (non-reset) cycle of this run
   wire f_ok = f_past_valid && !p_reset;
 
+  // ------------------------------------------------------------------ CSR stage
+  // An accepted csr_req applies (and is answered) in the next cycle: the proof keeps its own
+  // copy of the request (q_*) and decodes it independently; everything below sees the access
+  // in the cycle it applies. S3 ties the DUT's stage registers to this copy.
+  reg          q_valid = 1'b0;
+  reg [15:0]   q_addr;
+  reg          q_write;
+  reg [63:0]   q_wdata;
+  always @(posedge clock) begin
+    q_valid <= !reset && csr_req_valid;
+    q_addr <= csr_req_bits_addr; q_write <= csr_req_bits_write; q_wdata <= csr_req_bits_wdata;
+  end
   // ------------------------------------------------------------------ CSR decode (independent)
-  wire [8:0]    c_ctxf  = csr_req_bits_addr[15:7];
-  wire [6:0]    c_off   = csr_req_bits_addr[6:0];
+  wire [8:0]    c_ctxf  = q_addr[15:7];
+  wire [6:0]    c_off   = q_addr[6:0];
   wire [CB-1:0] c_i     = c_ctxf[CB-1:0];
   wire          c_exist = c_ctxf < C && c_off[2:0] == 3'd0 && c_off <= R_ACK;
-  wire          c_bad   = !c_exist || (csr_req_bits_write && c_off == R_STATUS);
-  wire          c_fire  = !reset && csr_req_valid;
-  wire          csrW    = c_fire && csr_req_bits_write && !c_bad;
-  wire [63:0]   w       = csr_req_bits_wdata;
+  wire          c_bad   = !c_exist || (q_write && c_off == R_STATUS);
+  wire          c_fire  = !reset && q_valid;
+  wire          csrW    = c_fire && q_write && !c_bad;
+  wire [63:0]   w       = q_wdata;
   // wr_<reg>[c]: an accepted CSR write to that register of context c
   wire [C-1:0] wr_ctrl, wr_paddr, wr_pidx, wr_gaddr, wr_gidx, wr_asid, wr_irqv, wr_ack;
   generate
@@ -552,8 +577,6 @@ module pml_logger_fv (
   reg [15:0]   p_wdata16;
   reg [1:0]    p_cntEnqDeq [0:C-1];   // count + enq - deq
   reg          p_nonEmpty [0:C-1];
-  reg          p_csrRead, p_csrBad;
-  reg [63:0]   p_rdExpect;
 
   integer i2;
   always @(posedge clock) begin
@@ -576,9 +599,6 @@ module pml_logger_fv (
     end
     p_wdata16 <= w[15:0];
     p_noCsrW <= !csrW;
-    p_csrRead <= c_fire && !csr_req_bits_write;
-    p_csrBad <= c_bad;
-    p_rdExpect <= rd_expect;
   end
   generate
     for (gc = 0; gc < C; gc = gc + 1) begin : g_rise
@@ -632,7 +652,29 @@ module pml_logger_fv (
       `SAFE (exit_valid && exit_bits_vmid == p_exitVmid && exit_bits_reason == p_exitReason);
     if (p_irqValid && !p_irqReady)
       `SAFE (guestIrq_valid && guestIrq_bits_vmid == p_irqVmid && guestIrq_bits_vector == p_irqVector);
-    `SAFE (csr_resp_valid == p_csrValid);
+    `SAFE (csr_resp_valid == q_valid);
+  end
+  // ---- S6: the DUT's CSR stage registers hold last cycle's request, decoded
+  wire [8:0] e_at;
+  wire [9*C-1:0] e_we;
+  wire [C-1:0] e_ctxOH;
+  genvar gi;
+  generate
+    for (gi = 0; gi < 9; gi = gi + 1) begin : g_at
+      assign e_at[gi] = c_ctxf < C && c_off == 8 * gi;
+    end
+    for (gc = 0; gc < C; gc = gc + 1) begin : g_we
+      assign e_ctxOH[gc] = c_i == gc;
+      for (gi = 0; gi < 9; gi = gi + 1) begin : g_wei
+        assign e_we[9 * gc + gi] = gi != 7 && q_valid && q_write && e_at[gi] && c_i == gc;
+      end
+    end
+  endgenerate
+  always @* if (f_ok) begin
+    `SAFE (d_csrValid == q_valid && d_csrWriting == (q_valid && q_write) && d_csrBad == c_bad);
+    `SAFE (d_csrCtx == c_i && d_csrWdata == q_wdata[PA-1:0] && d_csrAt == e_at);
+    `SAFE (d_csrReadSel == {!(|e_at), e_at} && d_csrCtxOH == e_ctxOH && d_csrWe == e_we);
+    `SAFE (d_csrWIn == (q_wdata[15:0] < E) && d_csrWInDec == (q_wdata[15:0] >= 1 && q_wdata[15:0] <= E));
   end
   always @* if (f_past_valid && !reset) begin
     `SAFE (csr_req_ready);
@@ -641,11 +683,11 @@ module pml_logger_fv (
     if (mem_fire) `SAFE (!w_busy[mem_req_bits_id]);        // no id reused while outstanding
   end
 
-  // ---- S2: read answers
+  // ---- S2: read answers (in the cycle the access applies: the registers at its start)
   always @* if (f_ok && csr_resp_valid) begin
-    `SAFE (csr_resp_bits_error == p_csrBad);
-    if (p_csrBad || !p_csrRead) `SAFE (csr_resp_bits_rdata == 64'd0);
-    else `SAFE (csr_resp_bits_rdata == p_rdExpect);
+    `SAFE (csr_resp_bits_error == c_bad);
+    if (c_bad || q_write) `SAFE (csr_resp_bits_rdata == 64'd0);
+    else `SAFE (csr_resp_bits_rdata == rd_expect);
   end
 
   // ---- P2 / P5: the loaded write's address, data source, context

@@ -29,6 +29,9 @@ change only with a write the DUT issues or a CSR write, so they are exact.
 
 Same-cycle inputs (docs/pml-logger.md, "Same-cycle inputs"): the testbench calls, within one
 cycle, ``write``, CSR reads, ``take_exit`` / ``take_irq``, ``response``, ``accept``, CSR writes.
+A CSR access is called in the cycle it *applies*: the cycle after its ``csr_req`` was accepted
+(the DUT's CSR input stage), which is also the cycle of its ``csr_resp``; ``csr()``'s answer is
+that response (a read returns the registers at the start of that cycle).
 The decided orders that do not follow from that call order are kept here: the dedup entry
 filled in the cycle of a PML_INDEX write survives its forget; a writeError set in the cycle of
 an ACK survives it (either call order); a raise while an exit of its context is still

@@ -10,23 +10,26 @@ the DUT's registers see it):
    part, PML part first, at ADDR + 8 * INDEX of that buffer now, data = GPA / sign-extended
    GVA, wmask 0xFF, an id not outstanding, fewer than 2^idBits outstanding; the index
    decrements.  So each buffer receives exactly the model's sequence, in acceptance order;
-2. a CSR read accepted this cycle (the model's registers now; STATUS may lag the eager model by
-   ``status_lag`` cycles: it must equal a value the model's STATUS had in that window);
+2. a CSR read applying this cycle: accepted on ``csr_req`` in the cycle before (the DUT's CSR
+   input stage) and answered on ``csr_resp`` now (the model's registers now; STATUS may lag
+   the eager model by ``status_lag`` cycles: it must equal a value the model's STATUS had in
+   that window);
 3. ``exit`` / ``guestIrq`` transfers: each must be one the model raised and not yet delivered
    (reason 62, vector = IRQ_VECTOR at the raise), or a re-raise the model merged into one
    taken within its ``merge_slack``;
 4. a ``mem_resp`` (writeError / logged counters, unknown id = badMemResps);
 5. a ``dirty`` event accepted (ignored / deduped / queued, the queue never beyond queueDepth);
-6. a CSR write accepted (no write may be presented in the next cycle: the doc's "no write is
-   issued in a cycle a CSR write is accepted").
+6. a CSR write applying this cycle (accepted the cycle before; no write may be presented in
+   the next cycle: the doc's "no write is loaded in the cycle a CSR write applies").
 
-This is the order of docs/pml-logger.md, "Same-cycle inputs": an accepted event sees the
+This is the order of docs/pml-logger.md, "Same-cycle inputs" (a CSR access's cycle is the one
+it applies in): an accepted event sees the
 registers and the dedup filter before a same-cycle CSR write (its new filter entry survives a
 same-cycle PML_INDEX write: the model spares the entry filled in this cycle), a write error
 survives a same-cycle ACK of writeError (the model keeps it in either order), and an exit
 taken in the cycle of an ACK is delivered before the ACK's re-raise.
 
-Also checked: every ``csr_resp`` exactly one cycle after its request; ``dirty_ready`` low only
+Also checked: every ``csr_resp`` exactly one cycle after its request (in the cycle it applies); ``dirty_ready`` low only
 while the event's context queue is full (within ``stall_slack`` cycles of the model);
 ``mem_req`` / ``exit`` / ``guestIrq`` hold valid and bits while ready is low; at the end every
 ``perf_*`` counter, and every raised exit / interrupt delivered.
@@ -189,7 +192,8 @@ class PmlEnv:
         self.loop.post_sample.append(self._on_cycle)
 
         self.presented = None           # (cycle, fields) of the write on mem_req, not yet taken
-        self.csr_expect = None          # (cycle, txn, (rdata set, error)) answered next cycle
+        self.csr_staged = None          # the CSR access accepted last cycle (applies now)
+        self.csr_expect = None          # (cycle, txn, (rdata set, error)) of the staged access
         self.csr_write_cycle = -10
         self.stalls = 0                 # cycles dirty_valid && !dirty_ready
         self.exits_seen = 0
@@ -276,8 +280,8 @@ class PmlEnv:
                 self._err(f"mem_req read {_fmt(f)}: the logger only writes")
             if cycle == self.csr_write_cycle + 1:
                 self._err(f"write {_fmt(f)} presented in the cycle after a CSR write was "
-                          f"accepted (doc: no write is issued in a cycle a CSR write is "
-                          f"accepted)")
+                          f"applied (doc: no write is loaded in the cycle a CSR write "
+                          f"applies)")
             self.presented = (cycle, f)
             w = m.write(f["addr"], f["wdata"], f["id"], f["wmask"], presented=cycle)
             if self.trace:
@@ -305,32 +309,18 @@ class PmlEnv:
         self._fired.clear()
         if self.dbg is not None:
             self._check_dbg(cycle)
-        # 2. CSR response of last cycle's request, then this cycle's read
+        # 2. the CSR access accepted last cycle applies now (the CSR input stage): its
+        # csr_resp is this cycle's (one cycle after the request); a read returns the
+        # registers now; a write is applied at step 6
         rv = int(self.h_csr_resp_v.value)
-        exp = self.csr_expect
-        if exp is not None and exp[0] == cycle - 1:
-            self.csr_expect = None
-            if not rv:
-                self._err(f"no csr_resp one cycle after the request {_fmt(exp[1])}")
-            rdata, error = int(self.h_csr_resp[0].value), int(self.h_csr_resp[1].value)
-            allowed, eerr = exp[2]
-            txn = exp[1]
-            ok = rdata in allowed
-            if not ok and len(allowed) > 1:
-                # STATUS: each bit on its own may lag the eager model (bits set and cleared
-                # in one model cycle can show in either order in the DUT)
-                ok = all(((rdata >> b) & 1) in {(v >> b) & 1 for v in allowed}
-                         for b in range(64))
-            if error != eerr or not ok:
-                self._err(f"csr_resp to {_fmt(txn)} ({self._regname(txn['addr'])}): rdata "
-                          f"{rdata:#x} error {error}; model: rdata "
-                          f"{' or '.join(hex(x) for x in sorted(allowed))} error {eerr}")
-            txn["_rdata"], txn["_error"], txn["_done"] = rdata, error, True
-        elif rv:
+        t, self.csr_staged = self.csr_staged, self.csr.accepted
+        if t is not None and not rv:
+            self._err(f"no csr_resp one cycle after the request {_fmt(t)}")
+        if t is None and rv:
             self._err("csr_resp valid without a request in the cycle before")
-        t = self.csr.accepted
         if t is not None and not t["write"]:
             self._csr(t, cycle)
+            self._csr_check()
         # 3. exits / guest interrupts taken
         ev_, vm_, rs_ = self.h_exit
         if int(ev_.value) and self.exit_ready.ready_now:
@@ -376,10 +366,11 @@ class PmlEnv:
                     self.log.info("event %s -> %s (q %d)", e, kind, m.occupancy(ev["vmid"]))
                 ev["_kind"], ev["_event"] = kind, e
                 self.cov.hit(f"event.{kind}")
-        # 6. CSR write
+        # 6. CSR write (requested last cycle)
         if t is not None and t["write"]:
             if not self._csr(t, cycle):        # (a bad address changes nothing)
                 self.csr_write_cycle = cycle
+            self._csr_check()
         for hc in self.holds:
             if hc.violations:
                 self._err(hc.violations[0])
@@ -419,6 +410,24 @@ class PmlEnv:
         self.cov.hit("csr.bad" if err else f"csr.{'w' if t['write'] else 'r'}."
                      f"{d[1].name if d else '?'}")
         return err
+
+    def _csr_check(self):
+        """The staged access's csr_resp (this cycle) against the model's answer."""
+        exp, self.csr_expect = self.csr_expect, None
+        rdata, error = int(self.h_csr_resp[0].value), int(self.h_csr_resp[1].value)
+        allowed, eerr = exp[2]
+        txn = exp[1]
+        ok = rdata in allowed
+        if not ok and len(allowed) > 1:
+            # STATUS: each bit on its own may lag the eager model (bits set and cleared
+            # in one model cycle can show in either order in the DUT)
+            ok = all(((rdata >> b) & 1) in {(v >> b) & 1 for v in allowed}
+                     for b in range(64))
+        if error != eerr or not ok:
+            self._err(f"csr_resp to {_fmt(txn)} ({self._regname(txn['addr'])}): rdata "
+                      f"{rdata:#x} error {error}; model: rdata "
+                      f"{' or '.join(hex(x) for x in sorted(allowed))} error {eerr}")
+        txn["_rdata"], txn["_error"], txn["_done"] = rdata, error, True
 
     # ------------------------------------------------------------------ API: CSRs
     def addr(self, ctx: int, name: str) -> int:
@@ -465,7 +474,7 @@ class PmlEnv:
         m = self.model
         if not (self.dirty is None or self.dirty.idle) or not self.csr.idle:
             return False
-        if self.csr_expect is not None or m.outstanding or self.presented is not None:
+        if self.csr_staged is not None or m.outstanding or self.presented is not None:
             return False
         if m.pending_exits or m.pending_irqs or not self.mem.idle:
             return False

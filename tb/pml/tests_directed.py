@@ -808,6 +808,23 @@ class OneShot:
         return k != self.at
 
 
+def applies_with(w: dict, t: dict, what: str):
+    """The CSR access ``w`` applies in the cycle ``t`` is accepted: ``w`` was accepted in the
+    cycle before (the CSR input stage, docs/pml-logger.md "Pipeline timing")."""
+    expect(w.get("_cycle") is not None and t.get("_cycle") is not None
+           and w["_cycle"] + 1 == t["_cycle"],
+           f"{what}: CSR accepted in cycle {w.get('_cycle')}, other in {t.get('_cycle')}, "
+           f"not the cycle after")
+
+
+async def csr_then(env, addr: int, value: int, send):
+    """A CSR write and, one cycle later, ``send()``: both land in one cycle (the write applies
+    a cycle after its request)."""
+    w = env.csr_send(addr, 1, value)
+    await env.loop.cycles(1)
+    return w, send()
+
+
 def same_cycle(a: dict, b: dict, what: str):
     expect(a.get("_cycle") is not None and a.get("_cycle") == b.get("_cycle"),
            f"{what}: accepted in cycles {a.get('_cycle')} and {b.get('_cycle')}, not in one")
@@ -834,10 +851,10 @@ async def test_same_cycle_event_and_index_write(dut):
     async def with_index_write(ctx, page):
         """event (ctx, page) and a PML_INDEX write of c (same value) in one cycle"""
         await ag.quiesce()
-        t = env.event(ctx, page)
-        w = env.csr_send(env.addr(c, "PML_INDEX"), 1, env.model.ctx[c].index[PML])
+        w, t = await csr_then(env, env.addr(c, "PML_INDEX"), env.model.ctx[c].index[PML],
+                              lambda: env.event(ctx, page))
         await ag.quiesce()
-        same_cycle(t, w, f"event ({ctx}, {page:#x}) and the PML_INDEX write")
+        applies_with(w, t, f"event ({ctx}, {page:#x}) and the PML_INDEX write")
         return t["_kind"]
 
     env.event(c, A)
@@ -891,7 +908,7 @@ async def test_same_cycle_write_error_and_ack(dut):
         await env.loop.cycles(n)
         ack = env.csr_send(env.addr(c, "ACK"), 1, ST_WRITE_ERROR)
         await env.settle()
-        r, a = resp[0], ack["_cycle"]
+        r, a = resp[0], ack["_cycle"] + 1          # the ACK applies a cycle after its request
         offsets.add(r - a)
         st = await env.read(c, "STATUS")
         want = ST_WRITE_ERROR if r >= a else 0
@@ -917,10 +934,9 @@ async def test_same_cycle_event_and_ctrl_write(dut):
                         gpml_index=E - 1, track_asid=ta, ctrl=CTRL_PML)
 
     async def pair(page, asid, reg, value):
-        t = env.event(c, page, page, asid)
-        w = env.csr_send(env.addr(c, reg), 1, value)
+        w, t = await csr_then(env, env.addr(c, reg), value, lambda: env.event(c, page, page, asid))
         await env.settle()
-        same_cycle(t, w, f"event and {reg} write")
+        applies_with(w, t, f"event and {reg} write")
         return t["_kind"]
 
     kinds = [await pair(0x11, ta, "CTRL", 0),               # was PML: queued, dropped
@@ -962,7 +978,7 @@ async def test_same_cycle_exit_taken_and_ack(dut):
         await env.loop.cycles(n + 8)
         env.exit_ready.pattern = Never()
         await env.loop.cycles(20)
-        x, a = taken[0], ack["_cycle"]
+        x, a = taken[0], ack["_cycle"] + 1          # the ACK applies a cycle after its request
         offsets.add(x - a)
         want = 2 if x <= a else 1
         expect(env.exits_seen - seen == want, f"exit taken in cycle {x}, ACK in cycle {a}: "

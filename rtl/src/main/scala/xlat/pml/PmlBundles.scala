@@ -59,4 +59,21 @@ class PmlDbg(p: PmlParams) extends Bundle {
   val outCtx = UInt(p.ctxBits.W)
   val outGuest = Bool()
   val outstanding = UInt((p.idBits + 1).W)
+  /** The CSR stage (the access accepted last cycle, applying now) and its decode registers;
+    * bit i of a register vector is the register at offset 8 * i (the proofs check each against
+    * the request of the cycle before).
+    */
+  val csrValid = Bool()
+  val csrWriting = Bool()
+  val csrBad = Bool()
+  val csrCtx = UInt(p.ctxBits.W)
+  val csrWdata = UInt(p.paBits.W)
+  val csrAt = UInt(PmlRegs.all(p).size.W)
+  /** the read multiplexer's select: the registers, then (top bit) "no register" */
+  val csrReadSel = UInt((PmlRegs.all(p).size + 1).W)
+  val csrCtxOH = UInt(p.contexts.W)
+  val csrWIn = Bool()
+  val csrWInDec = Bool()
+  /** bit regs * c + i: the write enable of context c's register i (STATUS: 0) */
+  val csrWe = UInt((PmlRegs.all(p).size * p.contexts).W)
 }

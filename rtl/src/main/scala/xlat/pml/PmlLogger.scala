@@ -35,9 +35,11 @@ import xlat.common._
   * full context.
   *
   * ==CSR==
-  * `csr_req` is always ready and answered on `csr_resp` the next cycle. In a cycle a CSR write
-  * is accepted no log write is loaded and no exit raised, so software writes and index
-  * decrements never meet.
+  * `csr_req` is always ready. An accepted request is decoded into the CSR stage registers and
+  * applies in the next cycle, where it is also answered on `csr_resp` (one cycle after the
+  * request; a read returns the registers at the start of that cycle). In a cycle a CSR write
+  * applies no log write is loaded and no exit raised, so software writes and index decrements
+  * never meet.
   *
   * See docs/pml-logger.md for every rule.
   */
@@ -99,18 +101,47 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val pmlInDec, gpmlInDec = falses(C)
 
   // ---- CSR ---------------------------------------------------------------------------------
+  // The CSR input stage (issue 9, sixth round; docs/pml-logger.md, "Pipeline timing"): `csr_req`
+  // is decoded into registers and the access applies in the next cycle, where it is answered on
+  // `csr_resp` (still one cycle after the request). Everything below sees only the staged
+  // access: the register write enables (per register and context), the written value's range
+  // checks and the context one-hot are flops, so no path starts at the `csr_req` input beyond
+  // this decode. A read returns the registers at the start of the cycle it applies in.
   io.csr_req.ready := true.B
   private val creq = io.csr_req.bits
-  private val cctx = creq.addr >> log2Ceil(PmlRegs.stride)
-  private val coff = creq.addr(log2Ceil(PmlRegs.stride) - 1, 0)
-  private val ci = cctx(p.ctxBits - 1, 0)
-  private val known = below(cctx, C) && creq.addr(2, 0) === 0.U
-  private def at(name: String): Bool = known && coff === off(name).U
-  private val exists = regs.map(r => at(r.name)).reduce(_ || _)
-  private val csrBad = !exists || (creq.write && at("STATUS"))
-  private val csrWrite = io.csr_req.fire && creq.write && !csrBad
+  private val cctxIn = creq.addr >> log2Ceil(PmlRegs.stride)
+  private val coffIn = creq.addr(log2Ceil(PmlRegs.stride) - 1, 0)
+  private val ciIn = cctxIn(p.ctxBits - 1, 0)
+  private val knownIn = below(cctxIn, C) && creq.addr(2, 0) === 0.U
+  private def atIn(name: String): Bool = knownIn && coffIn === off(name).U
+  private val existsIn = regs.map(r => atIn(r.name)).reduce(_ || _)
+  private val csrBadIn = !existsIn || (creq.write && atIn("STATUS"))
+  private val writingIn = io.csr_req.fire && creq.write
+  /** The staged access: valid (accepted last cycle), a write, and its decode. */
+  private val csrValid = RegNext(io.csr_req.fire, false.B)
+  private val csrWriting = RegNext(writingIn, false.B)
+  private val csrBad = RegNext(csrBadIn, false.B)
+  private val csrReadSel = RegNext(VecInit(regs.map(r => atIn(r.name)) :+ !existsIn))
+  private val atReg = regs.map(r => r.name -> RegNext(atIn(r.name), false.B)).toMap
+  private def at(name: String): Bool = atReg(name)
+  private val ci = RegNext(ciIn)
+  private val ciOH = (0 until C).map(c => RegNext(ciIn === c.U, false.B))
+  // the data bits any register takes (paBits >= 32 covers the indices, ASID, vector, CTRL, ACK)
+  private val w = RegNext(creq.wdata(p.paBits - 1, 0))
+  // the written index's range checks, computed from the input (registered beside it)
+  private val wIn = RegNext(inRange(creq.wdata(15, 0)))
+  private val wInDec = RegNext(inRangeAfterDecrement(creq.wdata(15, 0)))
+  /** Per context, "this staged access writes register `name` of context c" (a register's write
+    * enable from one flop; `at` already checks the context and the alignment; STATUS has no
+    * write, so this is csrWrite && at(name) && ci === c without the whole-map decode).
+    */
+  private val weReg = regs.filter(_.name != "STATUS").map { r =>
+    r.name -> (0 until C).map(c => RegNext(writingIn && atIn(r.name) && ciIn === c.U, false.B))
+  }.toMap
+  private def we(name: String, c: Int): Bool = weReg(name)(c)
+  private val csrWrite = csrWriting && !csrBad
   private val rdata = Mux1H(
-    regs.map(r => at(r.name)) :+ !exists,
+    csrReadSel,
     regs.map { r =>
       r.name match {
         case "CTRL"       => (ctrlEpml(ci) << PmlRegs.Bits.ctrlEpml | ctrlPml(ci) << PmlRegs.Bits.ctrlPml).pad(64)
@@ -127,31 +158,23 @@ class PmlLogger(val p: PmlParams) extends Module {
       }
     } :+ 0.U(64.W)
   )
-  io.csr_resp.valid := RegNext(io.csr_req.fire, false.B)
-  io.csr_resp.bits.rdata := RegEnable(Mux(creq.write || csrBad, 0.U, rdata), io.csr_req.fire)
-  io.csr_resp.bits.error := RegEnable(csrBad, io.csr_req.fire)
-  private val w = creq.wdata
-  // A register's write enable is "a write at this register" (`at` already checks the context and
-  // the alignment; STATUS has no write): the same writes as csrWrite && at(...), without the
-  // whole-map decode of csrBad in front of every register's enable.
-  private val csrWriting = io.csr_req.fire && creq.write
+  // answered in the cycle the access applies: the registers at the start of that cycle
+  io.csr_resp.valid := csrValid
+  io.csr_resp.bits.rdata := Mux(csrWriting || csrBad, 0.U, rdata)
+  io.csr_resp.bits.error := csrBad
   private val pmlIndexWritten = csrWriting && at("PML_INDEX")
-  when(csrWriting) {
-    when(at("CTRL")) { ctrlPml(ci) := w(PmlRegs.Bits.ctrlPml); ctrlEpml(ci) := w(PmlRegs.Bits.ctrlEpml) }
-    when(at("PML_ADDR")) { pmlAddr(ci) := w(p.paBits - 1, 12) }
-    when(at("PML_INDEX")) {
-      pmlIndex(ci) := w(15, 0); pmlIn(ci) := inRange(w(15, 0)); pmlInDec(ci) := inRangeAfterDecrement(w(15, 0))
-    }
-    when(at("GPML_ADDR")) { gpmlAddr(ci) := w(p.paBits - 1, 12) }
-    when(at("GPML_INDEX")) {
-      gpmlIndex(ci) := w(15, 0); gpmlIn(ci) := inRange(w(15, 0)); gpmlInDec(ci) := inRangeAfterDecrement(w(15, 0))
-    }
-    when(at("TRACK_ASID")) { trackAsid(ci) := w(p.asidBits - 1, 0) }
-    when(at("IRQ_VECTOR")) { irqVector(ci) := w(p.irqVectorBits - 1, 0) }
-    when(at("ACK")) {
-      when(w(PmlRegs.Bits.full)) { full(ci) := false.B }
-      when(w(PmlRegs.Bits.guestFull)) { guestFull(ci) := false.B }
-      when(w(PmlRegs.Bits.writeError)) { writeError(ci) := false.B }
+  for (c <- 0 until C) {
+    when(we("CTRL", c)) { ctrlPml(c) := w(PmlRegs.Bits.ctrlPml); ctrlEpml(c) := w(PmlRegs.Bits.ctrlEpml) }
+    when(we("PML_ADDR", c)) { pmlAddr(c) := w(p.paBits - 1, 12) }
+    when(we("PML_INDEX", c)) { pmlIndex(c) := w(15, 0); pmlIn(c) := wIn; pmlInDec(c) := wInDec }
+    when(we("GPML_ADDR", c)) { gpmlAddr(c) := w(p.paBits - 1, 12) }
+    when(we("GPML_INDEX", c)) { gpmlIndex(c) := w(15, 0); gpmlIn(c) := wIn; gpmlInDec(c) := wInDec }
+    when(we("TRACK_ASID", c)) { trackAsid(c) := w(p.asidBits - 1, 0) }
+    when(we("IRQ_VECTOR", c)) { irqVector(c) := w(p.irqVectorBits - 1, 0) }
+    when(we("ACK", c)) {
+      when(w(PmlRegs.Bits.full)) { full(c) := false.B }
+      when(w(PmlRegs.Bits.guestFull)) { guestFull(c) := false.B }
+      when(w(PmlRegs.Bits.writeError)) { writeError(c) := false.B }
     }
   }
 
@@ -385,11 +408,10 @@ class PmlLogger(val p: PmlParams) extends Module {
     // cycle), so that the pick only selects between the two at the end. A head that leaves is
     // followed by the queue's second entry; an event that enters an empty queue (or one that
     // empties) gets its candidate a cycle later.
-    val csrC = csrWriting && ci === c.U
-    val pmlOn = Mux(csrC && at("CTRL"), w(PmlRegs.Bits.ctrlPml), ctrlPml(c))
-    val guestOn = Mux(csrC && at("CTRL"), w(PmlRegs.Bits.ctrlEpml), ctrlEpml(c))
-    val pOkIdle = Mux(csrC && at("PML_INDEX"), inRange(w(15, 0)), pmlIn(c))
-    val gOkIdle = Mux(csrC && at("GPML_INDEX"), inRange(w(15, 0)), gpmlIn(c))
+    val pmlOn = Mux(we("CTRL", c), w(PmlRegs.Bits.ctrlPml), ctrlPml(c))
+    val guestOn = Mux(we("CTRL", c), w(PmlRegs.Bits.ctrlEpml), ctrlEpml(c))
+    val pOkIdle = Mux(we("PML_INDEX", c), wIn, pmlIn(c))
+    val gOkIdle = Mux(we("GPML_INDEX", c), wIn, gpmlIn(c))
     val pmlIdle = Mux(popIdle, secondPml(c), pRem) && pmlOn && pOkIdle
     val guestIdle = Mux(popIdle, secondGuest(c), gRem) && guestOn && gOkIdle
     val pOkLoaded = Mux(candGuest(c), pmlIn(c), pmlInDec(c))
@@ -403,9 +425,9 @@ class PmlLogger(val p: PmlParams) extends Module {
     // the idle candidate as if no CSR write entered it (the pick's inputs start from registers),
     // and as if this cycle's write, whichever register it writes, were c's (selected by ci below)
     val ifCsrPml = Mux(at("CTRL"), w(PmlRegs.Bits.ctrlPml), ctrlPml(c)) &&
-      Mux(at("PML_INDEX"), inRange(w(15, 0)), pmlIn(c))
+      Mux(at("PML_INDEX"), wIn, pmlIn(c))
     val ifCsrGuest = Mux(at("CTRL"), w(PmlRegs.Bits.ctrlEpml), ctrlEpml(c)) &&
-      Mux(at("GPML_INDEX"), inRange(w(15, 0)), gpmlIn(c))
+      Mux(at("GPML_INDEX"), wIn, gpmlIn(c))
     candIfCsr(c) := (Mux(popIdle, secondPml(c), pRem) && ifCsrPml) || (Mux(popIdle, secondGuest(c), gRem) && ifCsrGuest)
     candIdleReg(c) := (Mux(popIdle, secondPml(c), pRem) && ctrlPml(c) && pmlIn(c)) ||
       (Mux(popIdle, secondGuest(c), gRem) && ctrlEpml(c) && gpmlIn(c))
@@ -420,7 +442,6 @@ class PmlLogger(val p: PmlParams) extends Module {
   // and the written candidate selects at the end; otherwise no idle candidate has a CSR entry.
   private val pickIdle = RoundRobin.firstAfter(candIdleReg, afterLast)
   private val pickAfter = (0 until C).map(k => RoundRobin.firstAfter(candIdleReg.updated(k, candAfter(k)), (0 until C).map(j => (j > k).B)))
-  private val ciOH = (0 until C).map(c => ci === c.U)
   private val pickCsr0 = RoundRobin.firstAfter((0 until C).map(c => candIdleReg(c) && !ciOH(c)), afterLast)
   private val pickCsr1 = RoundRobin.firstAfter((0 until C).map(c => candIdleReg(c) || ciOH(c)), afterLast)
   private val csrEnters = csrWriting && (at("CTRL") || at("PML_INDEX") || at("GPML_INDEX"))
@@ -504,7 +525,7 @@ class PmlLogger(val p: PmlParams) extends Module {
     "writeErrors" -> PerfCounter(respKnown && io.mem_resp.bits.error),
     "ignored" -> PerfCounter.count((dec.valid && dec.bits.ignore) +: (pmlDropped ++ guestDropped)),
     "deduped" -> PerfCounter(dec.valid && !dec.bits.ignore && dedupHit),
-    "badCsrs" -> PerfCounter(io.csr_req.fire && csrBad),
+    "badCsrs" -> PerfCounter(csrValid && csrBad),
     "badMemResps" -> PerfCounter(io.mem_resp.valid && !tagBusy(rid))
   )
 
@@ -514,6 +535,15 @@ class PmlLogger(val p: PmlParams) extends Module {
     d.queueCount := VecInit(queues.map(_.io.count.pad(8)))
     d.outCtx := outCtx; d.outGuest := outGuest
     d.outstanding := PopCount(tagBusy)
+    val nr = regs.size
+    require(regs.map(_.offset).sorted == (0 until nr).map(8 * _), "registers at 0, 8, 16, ...")
+    def byOffset(f: String => Bool): UInt = VecInit((0 until nr).map(i => f(regs.find(_.offset == 8 * i).get.name))).asUInt
+    d.csrValid := csrValid; d.csrWriting := csrWriting; d.csrBad := csrBad; d.csrCtx := ci; d.csrWdata := w
+    d.csrAt := byOffset(at)
+    d.csrReadSel := Cat(csrReadSel(nr), byOffset(n => csrReadSel(regs.indexWhere(_.name == n))))
+    d.csrCtxOH := VecInit(ciOH).asUInt
+    d.csrWIn := wIn; d.csrWInDec := wInDec
+    d.csrWe := VecInit((0 until C).map(c => byOffset(n => if (n == "STATUS") false.B else we(n, c)))).asUInt
   }
 }
 
