@@ -44,6 +44,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val inval = Flipped(Decoupled(new DevInval(p)))
     val invalDone = Output(Bool())
     val perf = Output(new PerfCounters(DevTlbPerf.names))
+    val dbg = if (p.formalPorts) Some(Output(new DevTlbDbg(p, p.pbEntries.max(1)))) else None
   })
 
   private val timing = p.timing
@@ -98,7 +99,9 @@ class DevTlb(val p: DevTlbParams) extends Module {
 
   // a completion whose tag is not outstanding is consumed here, with no other effect
   private val compTag = io.ats_resp.bits.tag
-  private val compSlotOk = (0 until p.slots).map(i => compTag === i.U && st.valid(i) && !st.slot(i).completing).reduce(_ || _)
+  // outstanding: allocated, its ATS request sent in an earlier cycle, no completion accepted yet
+  private val compSlotOk = (0 until p.slots).map(i =>
+    compTag === i.U && st.valid(i) && st.slot(i).sent && !st.slot(i).completing).reduce(_ || _)
   private val badTag = io.ats_resp.fire && !compSlotOk
   private val goodComp = io.ats_resp.fire && compSlotOk
   for (i <- 0 until p.slots) when(goodComp && compTag === i.U) { st.slot(i).completing := true.B }
@@ -139,7 +142,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     VecInit((0 until p.ways).map(w => tlbValid(i)(w) && InvalRule.covers(p, ivC, ivMaskC, tlb.io.all(i)(w))))))
   private val pbCoverC = VecInit(pb.io.all(0).zip(pbValid).map { case (e, v) => v && InvalRule.covers(p, ivC, ivMaskC, e) })
   private val slotCoverC = VecInit((0 until p.slots).map(i =>
-    st.valid(i) && InvalRule.coversPage(p, ivC, ivMaskC, st.slot(i).sid, st.slot(i).page)))
+    st.valid(i) && InvalRule.coversSlot(p, ivC, ivMaskC, st.slot(i).sid, st.slot(i).page)))
   pf.foreach(_.lookup(reqC.sid, s.bits.req.sid))
 
   // ---- pick stage --------------------------------------------------------------------------
@@ -189,12 +192,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val merge = miss && mergeOH.asUInt.orR
   private val alloc = miss && !mergeOH.asUInt.orR
   private val allocOH = st.freeDemandOH.asBools.padTo(p.slots, false.B)
-  private val toSend = RegInit(VecInit(Seq.fill(p.slots)(false.B)))
-  private val sendSet = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
+  private val pfPushes = Wire(Vec(p.histPages, Valid(UInt(p.atsTagBits.W))))
+  pfPushes.foreach { x => x.valid := false.B; x.bits := 0.U }
   when(alloc) {
     st.allocate(allocOH, req.sid, req.iova, demand = true)
     st.addWaiter(allocOH, req.tag, req.write)
-    for (i <- 0 until p.slots) when(allocOH(i)) { sendSet(i) := true.B }
   }
   when(merge) { st.addWaiter(mergeOH, req.tag, req.write) }
 
@@ -216,12 +218,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
       val pfOH = PriorityEncoderOH(VecInit(freePf).asUInt).asBools
       val want = trigger && cand.valid
       val issuePf = want && !inPb && !inSlot && freePf.reduce(_ || _)
-      dropped(j) := want && !issuePf
+      dropped(j) := want && !inPb && !inSlot && !freePf.reduce(_ || _)
       val oh = Seq.fill(p.ptbEntries)(false.B) ++ pfOH.map(_ && issuePf)
-      when(issuePf) {
-        st.allocate(oh, t, q, demand = false)
-        for (i <- 0 until p.slots) when(oh(i)) { sendSet(i) := true.B }
-      }
+      when(issuePf) { st.allocate(oh, t, q, demand = false) }
+      pfPushes(j).valid := issuePf
+      pfPushes(j).bits := OHToUInt(oh)
       takenPf = takenPf.zip(oh).map { case (a, b) => a || b }
       keys = keys :+ ((issuePf, t, q))
     }
@@ -297,31 +298,31 @@ class DevTlb(val p: DevTlbParams) extends Module {
   when(io.resp.fire) { rr.granted() }
   st.drain(drained)
 
-  // ATS requests: an output register, loaded with the lowest demand slot to send, else prefetch
+  // ATS requests, oldest first: a FIFO of demand slots, then a FIFO of prefetch slots (a
+  // trigger may queue several prefetches in one cycle), into an output register
+  private val demandQ = Module(new RegQueue(UInt(p.atsTagBits.W), p.ptbEntries))
+  demandQ.io.enq.valid := alloc
+  demandQ.io.enq.bits := OHToUInt(allocOH)
+  private val pfq = new MultiPushQueue(UInt(p.atsTagBits.W), p.prefetchSlots.max(1))
+  pfq.push(pfPushes)
   private val atsValid = RegInit(false.B)
   private val atsBits = Reg(new AtsReq(p))
-  // lowest-numbered demand slot to send, else the lowest prefetch slot
-  private val demandSend = (0 until p.ptbEntries).map(toSend(_))
-  private val pfSend = (p.ptbEntries until p.slots).map(toSend(_))
-  private val anyDemand = demandSend.reduce(_ || _)
-  private val sendOH = VecInit(PriorityEncoderOH(VecInit(demandSend).asUInt).asBools ++
-    (if (p.prefetchSlots > 0) PriorityEncoderOH(VecInit(pfSend).asUInt).asBools.map(_ && !anyDemand) else Seq()))
-  private val sendAny = toSend.asUInt.orR
   private val load = !atsValid || io.ats_req.ready
-  when(load) { atsValid := sendAny }
-  private val sending = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
-  when(load && sendAny) {
-    atsBits.tag := OHToUInt(sendOH)
-    atsBits.sid := Mux1H(sendOH, st.slot.map(_.sid))
-    atsBits.iova := Mux1H(sendOH, st.slot.map(_.page))
-    atsBits.prefetch := !anyDemand
-    sending := sendOH
+  private val takeDemand = demandQ.io.deq.valid
+  private val takePf = !takeDemand && pfq.valid
+  demandQ.io.deq.ready := load
+  pfq.pop(load && takePf)
+  private val next = Mux(takeDemand, demandQ.io.deq.bits, pfq.head)
+  when(load) { atsValid := takeDemand || takePf }
+  when(load && (takeDemand || takePf)) {
+    atsBits.tag := next
+    atsBits.sid := st.slot(next).sid
+    atsBits.iova := st.slot(next).page
+    atsBits.prefetch := takePf
   }
   io.ats_req.valid := atsValid
   io.ats_req.bits := atsBits
-  for (i <- 0 until p.slots) {
-    when(sendSet(i)) { toSend(i) := true.B }.elsewhen(sending(i) || st.freeing(i)) { toSend(i) := false.B }
-  }
+  for (i <- 0 until p.slots) when(io.ats_req.fire && atsBits.tag === i.U) { st.slot(i).sent := true.B }
 
   st.finish()
   private val pushOwed = hitq.io.count - hitq.io.deq.fire.asUInt
@@ -329,7 +330,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   io.invalDone := inv.done
 
   // ---- counters ----------------------------------------------------------------------------
-  private val misaligned = compNow && ((comp.pageSize === PageSize.Size2M.U && comp.ppn(8.min(p.ppnBits - 1), 0).orR) ||
+  private val misaligned = compNow && !comp.fault && ((comp.pageSize === PageSize.Size2M.U && comp.ppn(8.min(p.ppnBits - 1), 0).orR) ||
     (comp.pageSize === PageSize.Size1G.U && comp.ppn((17).min(p.ppnBits - 1), 0).orR))
   PerfCounters.connect(
     io.perf,
@@ -342,7 +343,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     "prefetches" -> PerfCounter(io.ats_req.fire && io.ats_req.bits.prefetch),
     "ptbFullCycles" -> PerfCounter(io.req.valid && st.demandFree === 0.U),
     "invalidations" -> PerfCounter(io.inval.fire),
-    "badCompletions" -> PerfCounter.count(Seq(badTag, compNow && comp.pageSize === PageSize.Reserved.U)),
+    "badCompletions" -> PerfCounter.count(Seq(badTag, compNow && !comp.fault && comp.pageSize === PageSize.Reserved.U)),
     "badAlign" -> PerfCounter(misaligned),
     "badInvals" -> PerfCounter(io.inval.fire && InvalRule.bad(p, io.inval.bits)),
     "faults" -> PerfCounter(io.resp.fire && io.resp.bits.fault),
@@ -353,6 +354,28 @@ class DevTlb(val p: DevTlbParams) extends Module {
     "respStallCycles" -> PerfCounter(io.resp.valid && !io.resp.ready),
     "atsStallCycles" -> PerfCounter(io.ats_req.valid && !io.ats_req.ready)
   )
+  // ---- formal view -------------------------------------------------------------------------
+  io.dbg.foreach { d =>
+    val all = for (i <- 0 until p.sets; w <- 0 until p.ways) yield (tlb.io.all(i)(w), tlbValid(i)(w))
+    d.tlbValid := VecInit(all.map(_._2)).asUInt
+    d.tlbSid := VecInit(all.map(_._1.sid)).asUInt
+    d.tlbPage := VecInit(all.map(_._1.page)).asUInt
+    d.tlbBig := VecInit(all.map(_._1.big)).asUInt
+    d.ptagValid := ptagValid.asUInt
+    d.ptag := ptag.asUInt
+    d.pbValid := pbValid.asUInt
+    d.pbSid := VecInit(pb.io.all(0).map(_.sid)).asUInt
+    d.pbPage := VecInit(pb.io.all(0).map(_.page)).asUInt
+    d.pbBig := VecInit(pb.io.all(0).map(_.big)).asUInt
+    d.slotValid := st.valid.asUInt
+    d.slotDone := VecInit(st.slot.map(_.done)).asUInt
+    d.slotSent := VecInit(st.slot.map(_.sent)).asUInt
+    d.slotStale := VecInit(st.slot.map(_.stale)).asUInt
+    d.slotSid := VecInit(st.slot.map(_.sid)).asUInt
+    d.slotPage := VecInit(st.slot.map(_.page)).asUInt
+    d.waiterValid := st.wValid.asUInt
+    d.pipeEmpty := pipeEmpty
+  }
 }
 
 object OpKind extends ChiselEnum {
@@ -417,8 +440,13 @@ object InvalRule {
     kindAll(iv) || (e.sid === iv.sid && (iv.kind === InvalKind.Sid.U || ((e.page ^ iv.iova) & m) === 0.U))
   }
 
-  def coversPage(p: DevTlbParams, iv: DevInval, mask: UInt, sid: UInt, page: UInt): Bool =
-    kindAll(iv) || (sid === iv.sid && (iv.kind === InvalKind.Sid.U || ((page ^ iv.iova) & mask) === 0.U))
+  /** A slot: its size is unknown until the completion, so it is covered when the 2 MiB region
+    * of its page overlaps the range (a 2 MiB completion in flight is then not cached).
+    */
+  def coversSlot(p: DevTlbParams, iv: DevInval, mask: UInt, sid: UInt, page: UInt): Bool = {
+    val big = ~((BigInt(1) << 9.min(p.pageBits)) - 1).U(p.pageBits.W)
+    kindAll(iv) || (sid === iv.sid && (iv.kind === InvalKind.Sid.U || ((page ^ iv.iova) & mask & big) === 0.U))
+  }
 
   /** A reserved kind, a range below one page, or a range start not aligned to its size. */
   def bad(p: DevTlbParams, iv: DevInval): Bool =

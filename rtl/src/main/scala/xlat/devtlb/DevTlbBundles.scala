@@ -96,3 +96,26 @@ object DevTlbPerf {
     "prefetchUnused", "staleCompletions", "respStallCycles", "atsStallCycles"
   )
 }
+
+/** The proofs' view (`formalPorts`): every DevTLB and PB entry, PTag and slot, flattened. */
+class DevTlbDbg(p: DevTlbParams, pbN: Int) extends Bundle {
+  private val e = p.sets * p.ways
+  val tlbValid = UInt(e.W)
+  val tlbSid = UInt((e * p.sidBits).W)
+  val tlbPage = UInt((e * p.pageBits).W)
+  val tlbBig = UInt(e.W)
+  val ptagValid = UInt(p.sets.W)
+  val ptag = UInt((p.sets * p.sidBits).W)
+  val pbValid = UInt(pbN.W)
+  val pbSid = UInt((pbN * p.sidBits).W)
+  val pbPage = UInt((pbN * p.pageBits).W)
+  val pbBig = UInt(pbN.W)
+  val slotValid = UInt(p.slots.W)
+  val slotDone = UInt(p.slots.W)
+  val slotSent = UInt(p.slots.W)
+  val slotStale = UInt(p.slots.W)
+  val slotSid = UInt((p.slots * p.sidBits).W)
+  val slotPage = UInt((p.slots * p.pageBits).W)
+  val waiterValid = UInt(p.waiters.W)
+  val pipeEmpty = Bool()
+}

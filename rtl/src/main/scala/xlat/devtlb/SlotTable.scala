@@ -9,6 +9,8 @@ import chisel3.util._
 class Slot(p: DevTlbParams) extends Bundle {
   val sid = UInt(p.sidBits.W)
   val page = UInt(p.pageBits.W)
+  /** Its ATS request left on `ats_req` (a completion before that is bad). */
+  val sent = Bool()
   /** Completion accepted at the ports (a second completion for the slot is then bad). */
   val completing = Bool()
   /** Completion acted (respond stage): the translation below is valid; no more merges. */
@@ -79,6 +81,7 @@ class SlotTable(p: DevTlbParams) {
       valid(i) := true.B
       slot(i).sid := sid
       slot(i).page := page
+      slot(i).sent := false.B
       slot(i).completing := false.B
       slot(i).done := false.B
       slot(i).stale := false.B
@@ -168,5 +171,39 @@ class SlotTable(p: DevTlbParams) {
     demandFreed := (0 until p.ptbEntries).map(freeing(_)).reduce(_ || _)
     demandFree := demandFree + demandFreed.asUInt - demandTaken.asUInt
     waitFree := waitFree + waiterFreed.asUInt - waiterTaken.asUInt
+  }
+}
+
+/** A FIFO that takes several entries a cycle (in order) and gives one; the owner never pushes
+  * more than it has room for (each prefetch slot is queued at most once).
+  */
+class MultiPushQueue[T <: Data](gen: T, depth: Int) {
+  private val ptrBits = log2Ceil(depth).max(1)
+  private val data = Reg(Vec(depth, gen))
+  private val headPtr = RegInit(0.U(ptrBits.W))
+  private val count = RegInit(0.U(log2Ceil(depth + 1).W))
+  private def add(x: UInt, n: UInt): UInt = {
+    val sum = x +& n
+    if (isPow2(depth)) sum(ptrBits - 1, 0) else Mux(sum >= depth.U, sum - depth.U, sum)(ptrBits - 1, 0)
+  }
+  private val popped = WireDefault(false.B)
+  private val pushed = WireDefault(0.U(log2Ceil(depth + 8).W))
+  val valid: Bool = count =/= 0.U
+  val head: T = data(headPtr)
+
+  def push(xs: Seq[Valid[T]]): Unit = {
+    val tail = add(headPtr, count)
+    var offset = 0.U(log2Ceil(xs.size + 1).W)
+    for (x <- xs) {
+      when(x.valid) { data(add(tail, offset)) := x.bits }
+      offset = offset + x.valid.asUInt
+    }
+    pushed := offset
+  }
+
+  def pop(en: Bool): Unit = {
+    popped := en
+    when(en) { headPtr := add(headPtr, 1.U) }
+    count := count + pushed - popped.asUInt
   }
 }
