@@ -93,9 +93,12 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val mayHit = PopCount(held.map(isReq))
   private val room = st.demandFree > mayAlloc && st.waitFree > mayAlloc && (hitq.io.count +& mayHit) < p.respQueue.U
 
+  // priority inval > completion > request among the operations that are accepted: an
+  // invalidation presented while invalPending are pending (it waits for their stale slots, which
+  // wait for completions) must not hold the completions off, or nothing moves again
   io.inval.ready := !busy && pipeEmpty && inv.count < p.invalPending.U
-  io.ats_resp.ready := !busy && !io.inval.valid
-  io.req.ready := !busy && !io.inval.valid && !io.ats_resp.valid && room
+  io.ats_resp.ready := !busy && !io.inval.fire
+  io.req.ready := !busy && !io.inval.fire && !io.ats_resp.fire && room
 
   // a completion whose tag is not outstanding is consumed here, with no other effect
   private val compTag = io.ats_resp.bits.tag
@@ -108,10 +111,10 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val compSlot = st.slot(compTag)
 
   issue.valid := io.inval.fire || goodComp || io.req.fire
-  issue.bits.kind := Mux(io.inval.valid, OpKind.Inval, Mux(io.ats_resp.valid, OpKind.Comp, OpKind.Req))
+  issue.bits.kind := Mux(io.inval.fire, OpKind.Inval, Mux(io.ats_resp.fire, OpKind.Comp, OpKind.Req))
   // a completion carries its slot's SID and page in the request fields
   issue.bits.req := io.req.bits
-  when(io.ats_resp.valid) {
+  when(io.ats_resp.fire) {
     issue.bits.req.sid := compSlot.sid
     issue.bits.req.iova := compSlot.page
   }
