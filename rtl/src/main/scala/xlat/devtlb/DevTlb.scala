@@ -281,7 +281,10 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // invalidation: remove what it covers, mark its slots stale, wait for them
   private val tlbCover = toRespond(tlbCoverC)
   private val pbCover = toRespond(pbCoverC)
-  private val slotCover = toRespond(slotCoverC)
+  // coverage is computed in match; a slot freed between match and respond (its last waiter's
+  // response) is no longer there: it must not be marked nor waited for (its bit would never
+  // clear, and invalDone would never come)
+  private val slotCover = VecInit(toRespond(slotCoverC).zipWithIndex.map { case (x, i) => x && st.valid(i) })
   when(invalNow) {
     for (i <- 0 until p.sets; w <- 0 until p.ways) when(tlbCover(i)(w)) { tlbValid(i)(w) := false.B }
     for (j <- 0 until pbN) when(pbCover(j)) {
