@@ -309,7 +309,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val demandQ = Module(new RegQueue(UInt(p.atsTagBits.W), p.ptbEntries))
   demandQ.io.enq.valid := alloc
   demandQ.io.enq.bits := OHToUInt(allocOH)
-  private val pfq = new MultiPushQueue(UInt(p.atsTagBits.W), p.prefetchSlots.max(1))
+  private val pfq = new MultiPushQueue(UInt(p.atsTagBits.W), p.prefetchSlots.max(1), "pfq")
   pfq.push(pfPushes)
   private val atsValid = RegInit(false.B)
   private val atsBits = Reg(new AtsReq(p))
@@ -381,6 +381,18 @@ class DevTlb(val p: DevTlbParams) extends Module {
     d.slotPage := VecInit(st.slot.map(_.page)).asUInt
     d.waiterValid := st.wValid.asUInt
     d.pipeEmpty := pipeEmpty
+    d.tlbPpn := VecInit(all.map(_._1.ppn)).asUInt
+    d.pbPpn := VecInit(pb.io.all(0).map(_.ppn)).asUInt
+    d.slotCompleting := VecInit(st.slot.map(_.completing)).asUInt
+    d.slotFault := VecInit(st.slot.map(_.fault)).asUInt
+    d.slotFrame := VecInit(st.slot.map(_.frame)).asUInt
+    d.waiterTag := VecInit(st.waiter.map(_.tag)).asUInt
+    d.waiterSlot := VecInit(st.waiter.map(_.slot)).asUInt
+    d.waiterOut := VecInit(st.waiter.map(_.out)).asUInt
+    d.drainValid := st.out
+    d.drainWaiter := st.outWaiter
+    d.atsValid := atsValid
+    d.slotWaiters := VecInit(st.slot.map(_.waiters)).asUInt
   }
 }
 

@@ -15,7 +15,7 @@ object DevTlbConfigs extends BlockConfigs[DevTlbParams] {
 
   /** Small enough for the proofs, with the `dbg_*` ports they read. */
   private def formal = DevTlbParams(
-    sets = 2, ways = 2, sidBits = 2, iovaBits = 22, ppnBits = 19, ptbEntries = 2, pbEntries = 2,
+    sets = 2, ways = 2, sidBits = 2, iovaBits = 22, ppnBits = 21, ptbEntries = 2, pbEntries = 2,
     histDistance = 2, predictorEntries = 4, historyEntries = 4, tagBits = 2, respQueue = 2,
     invalPending = 2, formalPorts = true
   )

@@ -85,7 +85,7 @@ class SlotTable(p: DevTlbParams) {
       slot(i).completing := false.B
       slot(i).done := false.B
       slot(i).stale := false.B
-      slot(i).waiters := 0.U
+      allocating(i) := true.B
     }
     if (demand) demandTaken := true.B
   }
@@ -105,6 +105,10 @@ class SlotTable(p: DevTlbParams) {
     for (i <- 0 until p.slots) when(s(i)) { waitersInc(i) := true.B }
   }
   private val waitersInc = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
+  /** Slots allocated this cycle: their waiter count starts from 0, not from the register (which
+    * has no reset and may hold anything after reset).
+    */
+  private val allocating = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
   private val waitersDec = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
 
   /** The completion of slot `i` acted: its translation, and its waiters become ready. */
@@ -163,9 +167,8 @@ class SlotTable(p: DevTlbParams) {
   /** Call once, after every other method: counts, waiter counts and frees. */
   def finish(): Unit = {
     for (i <- 0 until p.slots) {
-      when(waitersInc(i) =/= waitersDec(i)) {
-        slot(i).waiters := Mux(waitersInc(i), slot(i).waiters + 1.U, slot(i).waiters - 1.U)
-      }
+      val base = Mux(allocating(i), 0.U, slot(i).waiters)
+      slot(i).waiters := Mux(waitersInc(i) === waitersDec(i), base, Mux(waitersInc(i), base + 1.U, base - 1.U))
       when(freeing(i)) { valid(i) := false.B }
     }
     demandFreed := (0 until p.ptbEntries).map(freeing(_)).reduce(_ || _)
@@ -177,11 +180,12 @@ class SlotTable(p: DevTlbParams) {
 /** A FIFO that takes several entries a cycle (in order) and gives one; the owner never pushes
   * more than it has room for (each prefetch slot is queued at most once).
   */
-class MultiPushQueue[T <: Data](gen: T, depth: Int) {
+class MultiPushQueue[T <: Data](gen: T, depth: Int, name: String) {
   private val ptrBits = log2Ceil(depth).max(1)
-  private val data = Reg(Vec(depth, gen))
-  private val headPtr = RegInit(0.U(ptrBits.W))
-  private val count = RegInit(0.U(log2Ceil(depth + 1).W))
+  // named, so that the proofs' views of the queue find its registers
+  private val data = Reg(Vec(depth, gen)).suggestName(s"${name}Data")
+  private val headPtr = RegInit(0.U(ptrBits.W)).suggestName(s"${name}Head")
+  private val count = RegInit(0.U(log2Ceil(depth + 1).W)).suggestName(s"${name}Count")
   private def add(x: UInt, n: UInt): UInt = {
     val sum = x +& n
     if (isPow2(depth)) sum(ptrBits - 1, 0) else Mux(sum >= depth.U, sum - depth.U, sum)(ptrBits - 1, 0)
