@@ -107,7 +107,7 @@ module devtlb_fv (
   wire [NS*PP-1:0]  dbg_slotFrame;
   wire [NW*TB-1:0]  dbg_waiterTag;
   wire [NW*AB-1:0]  dbg_waiterSlot;
-  wire [NW-1:0]     dbg_waiterOut;
+  wire [NW-1:0]     dbg_waiterOut, dbg_waiterReady;
   wire              dbg_drainValid, dbg_atsValid;
   wire [$clog2(NW)-1:0] dbg_drainWaiter;
   localparam WB = $clog2(NW + 1);
@@ -284,6 +284,9 @@ module devtlb_fv (
           assert (ws < NS && dbg_slotValid[ws] && slot_sid[ws] == req_sid[dbg_waiterTag[gi*TB +: TB]]);
         end
         if (dbg_waiterValid[gi] && dbg_waiterOut[gi]) assert (dbg_drainValid && dbg_drainWaiter == gi);
+        // a waiter is ready exactly when its slot is done; only a ready waiter is in the drain
+        if (dbg_waiterValid[gi]) assert (dbg_waiterReady[gi] == dbg_slotDone[ws]);
+        if (dbg_waiterValid[gi] && dbg_waiterOut[gi]) assert (dbg_waiterReady[gi]);
       end
     end
   endgenerate

@@ -389,6 +389,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     d.waiterTag := VecInit(st.waiter.map(_.tag)).asUInt
     d.waiterSlot := VecInit(st.waiter.map(_.slot)).asUInt
     d.waiterOut := VecInit(st.waiter.map(_.out)).asUInt
+    d.waiterReady := VecInit(st.waiter.map(_.ready)).asUInt
     d.drainValid := st.out
     d.drainWaiter := st.outWaiter
     d.atsValid := atsValid

@@ -126,6 +126,7 @@ class DevTlbDbg(p: DevTlbParams, pbN: Int) extends Bundle {
   val waiterTag = UInt((p.waiters * p.tagBits).W)
   val waiterSlot = UInt((p.waiters * p.atsTagBits).W)
   val waiterOut = UInt(p.waiters.W)
+  val waiterReady = UInt(p.waiters.W)
   val drainValid = Bool()
   val drainWaiter = UInt(log2Ceil(p.waiters).max(1).W)
   val atsValid = Bool()
