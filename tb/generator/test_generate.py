@@ -349,7 +349,7 @@ NAMED = {
     "devtlb_ptb32": ("devtlb", {**DEVTLB, "pbEntries": 0}),
     "devtlb_full": ("devtlb", DEVTLB),
     "devtlb_formal": ("devtlb", {**DEVTLB, "sets": 2, "ways": 2, "sidBits": 2, "iovaBits": 22,
-                                 "ppnBits": 19, "ptbEntries": 2, "pbEntries": 2, "histDistance": 2,
+                                 "ppnBits": 21, "ptbEntries": 2, "pbEntries": 2, "histDistance": 2,
                                  "predictorEntries": 4, "historyEntries": 4, "tagBits": 2,
                                  "respQueue": 2, "invalPending": 2, "formalPorts": True}),
 }
