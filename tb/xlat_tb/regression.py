@@ -28,6 +28,7 @@ LENGTHS = {
     "babelfish": ("XLAT_RANDOM_OPS", 8000, 20000),
     "walker": ("XLAT_WALKER_WALKS", 1500, 10000),
     "pml": ("XLAT_PML_EVENTS", 15000, 100000),
+    "devtlb": ("XLAT_DEVTLB_REQS", 3000, 100000),
 }
 
 

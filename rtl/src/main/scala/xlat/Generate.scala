@@ -6,6 +6,7 @@ import xlat.common.{BlockConfigs, Design}
 import xlat.babelfish.BabelFishConfigs
 import xlat.pml.PmlConfigs
 import xlat.walker.WalkerConfigs
+import xlat.devtlb.DevTlbConfigs
 
 /** Command-line generator: a thin layer (scopt) over the blocks' [[BlockConfigs]], which hold
   * the named configurations; [[Emit]] writes each design.
@@ -27,7 +28,7 @@ import xlat.walker.WalkerConfigs
 object Generate {
 
   /** The blocks the generator knows, in the order `--list` and `--all` go through them. */
-  val blocks: Seq[BlockConfigs[_ <: Product]] = Seq(BabelFishConfigs, WalkerConfigs, PmlConfigs)
+  val blocks: Seq[BlockConfigs[_ <: Product]] = Seq(BabelFishConfigs, WalkerConfigs, PmlConfigs, DevTlbConfigs)
 
   /** Every block's named configurations. */
   def named: Seq[(String, () => Design)] = blocks.flatMap(_.namedDesigns)

@@ -1,0 +1,474 @@
+package xlat.devtlb
+
+import chisel3._
+import chisel3.util._
+import xlat.common._
+
+/** DevTlb: the device TLB of an SR-IOV device shared by many tenants, with HyperTRIO's partitioned
+  * DevTLB, Pending Translation Buffer and Prefetch Unit (docs/devtlb.md is the contract).
+  *
+  * ==Structure==
+  *  - the DevTLB: `sets` x `ways` entries of 4 KiB pages or 2 MiB pieces, a row chosen from the
+  *    SID (partitioned: each row has a PTag, the tenant that claimed it) or from the 2 MiB region;
+  *  - the prefetch buffer: `pbEntries`, fully associative, LRU, filled by prefetches only;
+  *  - the [[SlotTable]]: PTB (demand) and prefetch slots, the waiters and the drain;
+  *  - the [[PrefetchUnit]]: SID delay line, predictor and history tables;
+  *  - the [[InvalTracker]]: invalidations waiting for their stale slots and older responses.
+  *
+  * ==Pipeline==
+  * One operation a cycle is accepted, by priority inval > completion > request, and passes the
+  * stages of [[LookupTiming]] in order: read (acceptance: the row; the predictor), match (the
+  * row's ways and the prefetch buffer against the request, the same-key vector of a completion,
+  * an invalidation's coverage of everything; the history at the predicted successor), pick (the
+  * one-hot hit), respond (the response into the hit queue, or a merge, or an allocation and the
+  * prefetch candidates; a completion's fill and its waiters; an invalidation's removal). A
+  * completion or an invalidation opens a [[WriteShadow]], and an invalidation is accepted only
+  * into an empty pipeline, so the arrays and the prefetch buffer never change under an operation
+  * in flight; the slot table is compared in respond, where it is current. Requests alone run
+  * back to back. A request is accepted only when whatever it turns out to be can be served
+  * (a free demand slot and waiter, a place in the hit queue, each counting the requests in
+  * flight), so nothing is ever replayed.
+  *
+  * ==Outputs==
+  * `resp` is shared round robin by the hit queue and the drain register; `ats_req` by an output
+  * register loaded with the lowest-numbered demand slot to send, else the lowest prefetch slot.
+  */
+class DevTlb(val p: DevTlbParams) extends Module {
+  override def desiredName = "DevTlb"
+
+  val io = FlatIO(new Bundle {
+    val req = Flipped(Decoupled(new DevReq(p)))
+    val resp = Decoupled(new DevResp(p))
+    val ats_req = Decoupled(new AtsReq(p))
+    val ats_resp = Flipped(Decoupled(new AtsResp(p)))
+    val inval = Flipped(Decoupled(new DevInval(p)))
+    val invalDone = Output(Bool())
+    val perf = Output(new PerfCounters(DevTlbPerf.names))
+    val dbg = if (p.formalPorts) Some(Output(new DevTlbDbg(p, p.pbEntries.max(1)))) else None
+  })
+
+  private val timing = p.timing
+  private val rowW = p.setBits.max(1)
+  private def rowOf(sid: UInt, page: UInt): UInt =
+    if (p.setBits == 0) 0.U(rowW.W)
+    else if (p.partitioned) sid.pad(p.setBits)(p.setBits - 1, 0)
+    else (page >> 9).pad(p.setBits)(p.setBits - 1, 0)
+
+  // ---- state -------------------------------------------------------------------------------
+  private val tlb = Module(new SetAssocStorage(new DevEntry(p), p.sets, p.ways, sram = false, readReg = timing.readReg))
+  private val tlbValid = RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B)))))
+  private val ptagValid = RegInit(VecInit(Seq.fill(p.sets)(false.B)))
+  private val ptag = Reg(Vec(p.sets, UInt(p.sidBits.W)))
+  private val tlbRepl = new ReplacementState(ReplacementPolicy(p.replacement, p.ways), p.sets)
+  private val pbN = p.pbEntries.max(1)
+  private val pb = FullyAssocStorage(new DevEntry(p), pbN)
+  private val pbValid = RegInit(VecInit(Seq.fill(pbN)(false.B)))
+  private val pbUsed = Reg(Vec(pbN, Bool()))
+  private val pbRepl = new ReplacementState(ReplacementPolicy("lru", pbN), 1)
+  private val st = new SlotTable(p)
+  private val pf = if (p.prefetch) Some(new PrefetchUnit(p, timing)) else None
+  private val hitq = Module(new RegQueue(new DevResp(p), p.respQueue))
+  private val inv = new InvalTracker(p, log2Ceil(p.respQueue + 1))
+  private val shadow = new WriteShadow(timing.writeShadow)
+
+  // ---- read stage: accept one operation a cycle --------------------------------------------
+  private val issue = Wire(Valid(new DevOp(p)))
+  private val c = Stage(issue, timing.readReg)
+  private val k = Stage(c, timing.hitReg)
+  private val s = Stage(k, timing.selReg)
+  /** The operations held in stage registers (an unregistered stage is the one before it). */
+  private val held = Seq((c, timing.readReg), (k, timing.hitReg), (s, timing.selReg)).collect { case (x, true) => x }
+  private def isReq(x: Valid[DevOp]): Bool = x.valid && x.bits.kind === OpKind.Req
+  private val pipeEmpty = !held.map(_.valid).foldLeft(false.B)(_ || _)
+  private val busy = shadow.busy || pf.map(_.busy).getOrElse(false.B)
+
+  // requests in flight that may still take a slot and a waiter (a request counts as a miss until
+  // its hit vectors are registered), and that may still take a hit-queue place
+  private val kKnownHit = Wire(Bool())
+  private val sKnownHit = Wire(Bool())
+  private val mayAlloc = PopCount(Seq(
+    if (timing.readReg) isReq(c) else false.B,
+    if (timing.hitReg) isReq(k) && !kKnownHit else false.B,
+    if (timing.selReg) isReq(s) && !sKnownHit else false.B))
+  private val mayHit = PopCount(held.map(isReq))
+  private val room = st.demandFree > mayAlloc && st.waitFree > mayAlloc && (hitq.io.count +& mayHit) < p.respQueue.U
+
+  // priority inval > completion > request among the operations that are accepted: an
+  // invalidation presented while invalPending are pending (it waits for their stale slots, which
+  // wait for completions) must not hold the completions off, or nothing moves again
+  io.inval.ready := !busy && pipeEmpty && inv.count < p.invalPending.U
+  io.ats_resp.ready := !busy && !io.inval.fire
+  io.req.ready := !busy && !io.inval.fire && !io.ats_resp.fire && room
+
+  // a completion whose tag is not outstanding is consumed here, with no other effect
+  private val compTag = io.ats_resp.bits.tag
+  // outstanding: allocated, its ATS request sent in an earlier cycle, no completion accepted yet
+  private val compSlotOk = (0 until p.slots).map(i =>
+    compTag === i.U && st.valid(i) && st.slot(i).sent && !st.slot(i).completing).reduce(_ || _)
+  private val badTag = io.ats_resp.fire && !compSlotOk
+  private val goodComp = io.ats_resp.fire && compSlotOk
+  for (i <- 0 until p.slots) when(goodComp && compTag === i.U) { st.slot(i).completing := true.B }
+  private val compSlot = st.slot(compTag)
+
+  issue.valid := io.inval.fire || goodComp || io.req.fire
+  issue.bits.kind := Mux(io.inval.fire, OpKind.Inval, Mux(io.ats_resp.fire, OpKind.Comp, OpKind.Req))
+  // a completion carries its slot's SID and page in the request fields
+  issue.bits.req := io.req.bits
+  when(io.ats_resp.fire) {
+    issue.bits.req.sid := compSlot.sid
+    issue.bits.req.iova := compSlot.page
+  }
+  issue.bits.comp := io.ats_resp.bits
+  issue.bits.inval := io.inval.bits
+  issue.bits.row := rowOf(issue.bits.req.sid, issue.bits.req.iova)
+  shadow.issue(io.inval.fire || goodComp)
+  tlb.io.read.valid := issue.valid
+  tlb.io.read.bits := issue.bits.row
+  pb.io.read.valid := false.B
+  pb.io.read.bits := 0.U
+  pf.foreach(_.accept(io.req.fire, io.req.bits.sid))
+
+  // ---- match stage -------------------------------------------------------------------------
+  private val rowC = tlb.io.readData
+  private val reqC = c.bits.req
+  private val ptagOkC =
+    if (p.partitioned) ptagValid(c.bits.row) && ptag(c.bits.row) === reqC.sid else true.B
+  private val tlbHitsC = VecInit(rowC.zip(tlbValid(c.bits.row)).map { case (e, v) => v && ptagOkC && e.covers(reqC.sid, reqC.iova) })
+  private val pbHitsC = VecInit(pb.io.readData.zip(pbValid).map { case (e, v) => v && e.covers(reqC.sid, reqC.iova) && p.prefetch.B })
+  private val newC = Completion.entry(p, c.bits.comp, reqC.sid, reqC.iova)
+  private val tlbSameC = VecInit(rowC.map(e => e.sid === newC.sid && e.big === newC.big && e.page === newC.page))
+  private val pbSameC = VecInit(pb.io.readData.map(e => e.sid === newC.sid && e.big === newC.big && e.page === newC.page))
+  // an invalidation runs alone (empty pipeline, write shadow): it compares every entry and slot
+  private val ivC = c.bits.inval
+  private val ivMaskC = InvalRule.pageMask(p, ivC)
+  private val tlbCoverC = VecInit((0 until p.sets).map(i =>
+    VecInit((0 until p.ways).map(w => tlbValid(i)(w) && InvalRule.covers(p, ivC, ivMaskC, tlb.io.all(i)(w))))))
+  private val pbCoverC = VecInit(pb.io.all(0).zip(pbValid).map { case (e, v) => v && InvalRule.covers(p, ivC, ivMaskC, e) })
+  private val slotCoverC = VecInit((0 until p.slots).map(i =>
+    st.valid(i) && InvalRule.coversSlot(p, ivC, ivMaskC, st.slot(i).sid, st.slot(i).page)))
+  pf.foreach(_.lookup(reqC.sid, s.bits.req.sid))
+
+  // ---- pick stage --------------------------------------------------------------------------
+  private def toPick[T <: Data](d: T): T = Stage.carry(d, timing.hitReg)
+  private val tlbHitsK = toPick(tlbHitsC)
+  private val pbHitsK = toPick(pbHitsC)
+  private val pickK = Wire(new DevPick(p, pbN))
+  pickK.tlb := PriorityEncoderOH(tlbHitsK)
+  pickK.pb := PriorityEncoderOH(pbHitsK)
+  pickK.tlbHit := tlbHitsK.asUInt.orR
+  pickK.pbHit := pbHitsK.asUInt.orR
+  kKnownHit := pickK.tlbHit || pickK.pbHit
+
+  // ---- respond stage -----------------------------------------------------------------------
+  private def toRespond[T <: Data](d: T): T = Stage.carry(Stage.carry(d, timing.hitReg), timing.selReg)
+  private val won = Stage.carry(pickK, timing.selReg)
+  sKnownHit := won.tlbHit || won.pbHit
+  private val row = toRespond(rowC)
+  private val rowValid = toRespond(tlbValid(c.bits.row))
+  private val rowIdx = s.bits.row
+  private val req = s.bits.req
+  private val reqNow = isReq(s)
+  private val compNow = s.valid && s.bits.kind === OpKind.Comp
+  private val invalNow = s.valid && s.bits.kind === OpKind.Inval
+
+  // request: DevTLB hit, PB hit, merge, allocate
+  private val tlbE = Mux1H(won.tlb, row)
+  private val pbIdx = OHToUInt(won.pb)
+  private val pbE = Mux1H(won.pb, pb.io.readData)
+  private val hitE = Mux(won.tlbHit, tlbE, pbE)
+  private val hitResp = Wire(new DevResp(p))
+  hitResp.tag := req.tag
+  hitResp.ppn := hitE.frameOf(req.iova)
+  hitResp.perm_r := hitE.perm_r
+  hitResp.perm_w := hitE.perm_w
+  hitResp.fault := Mux(req.write, !hitE.perm_w, !hitE.perm_r)
+  hitResp.source := Mux(won.tlbHit, Source.DevTlb.U, Source.PrefetchBuffer.U)
+  hitq.io.enq.valid := reqNow && (won.tlbHit || won.pbHit)
+  hitq.io.enq.bits := hitResp
+  when(reqNow && won.tlbHit) { tlbRepl.touch(rowIdx, OHToUInt(won.tlb)) }
+  when(reqNow && !won.tlbHit && won.pbHit) {
+    pbRepl.touch(0.U, pbIdx)
+    pbUsed(pbIdx) := true.B
+  }
+  private val miss = reqNow && !won.tlbHit && !won.pbHit
+  private val mergeOH = st.holding(req.sid, req.iova)
+  private val merge = miss && mergeOH.asUInt.orR
+  private val alloc = miss && !mergeOH.asUInt.orR
+  private val allocOH = st.freeDemandOH.asBools.padTo(p.slots, false.B)
+  private val pfPushes = Wire(Vec(p.histPages, Valid(UInt(p.atsTagBits.W))))
+  pfPushes.foreach { x => x.valid := false.B; x.bits := 0.U }
+  when(alloc) {
+    st.allocate(allocOH, req.sid, req.iova, demand = true)
+    st.addWaiter(allocOH, req.tag, req.write)
+  }
+  when(merge) { st.addWaiter(mergeOH, req.tag, req.write) }
+
+  // prefetch candidates of the predicted successor, in history-slot order
+  private val dropped = Wire(Vec(p.histPages, Bool()))
+  dropped.foreach(_ := false.B)
+  pf.foreach { u =>
+    u.record(alloc, req.sid, req.iova)
+    val trigger = miss && u.succ.valid
+    val t = u.succ.bits
+    var takenPf: Seq[Bool] = Seq.fill(p.slots)(false.B)
+    var keys: Seq[(Bool, UInt, UInt)] = Seq((alloc, req.sid, req.iova))
+    for (j <- 0 until p.histPages) {
+      val cand = u.candidates(j)
+      val q = cand.bits
+      val inPb = pb.io.readData.zip(pbValid).map { case (e, v) => v && e.covers(t, q) }.reduce(_ || _)
+      val inSlot = st.holding(t, q).asUInt.orR || keys.map { case (v, ks, kq) => v && ks === t && kq === q }.reduce(_ || _)
+      val freePf = (p.ptbEntries until p.slots).map(i => !st.valid(i) && !takenPf(i))
+      val pfOH = PriorityEncoderOH(VecInit(freePf).asUInt).asBools
+      val want = trigger && cand.valid
+      val issuePf = want && !inPb && !inSlot && freePf.reduce(_ || _)
+      dropped(j) := want && !inPb && !inSlot && !freePf.reduce(_ || _)
+      val oh = Seq.fill(p.ptbEntries)(false.B) ++ pfOH.map(_ && issuePf)
+      when(issuePf) { st.allocate(oh, t, q, demand = false) }
+      pfPushes(j).valid := issuePf
+      pfPushes(j).bits := OHToUInt(oh)
+      takenPf = takenPf.zip(oh).map { case (a, b) => a || b }
+      keys = keys :+ ((issuePf, t, q))
+    }
+  }
+
+  // completion: its translation, its waiters, and the fill of the DevTLB or the PB
+  private val comp = s.bits.comp
+  private val cSlot = comp.tag
+  private val n = Completion.entry(p, comp, req.sid, req.iova)
+  private val compFault = comp.fault || comp.pageSize === PageSize.Reserved.U
+  private val stale = st.slot(cSlot).stale
+  when(compNow) { st.complete(cSlot, n.frameOf(req.iova), comp.perm_r, comp.perm_w, compFault) }
+  private val cache = compNow && !compFault && !stale
+  private val toTlb = cache && cSlot < p.ptbEntries.U
+  private val toPb = cache && cSlot >= p.ptbEntries.U && p.prefetch.B
+  private val tlbSame = toRespond(tlbSameC).zip(rowValid).map { case (a, v) => a && v }
+  private val claimRow = if (p.partitioned) !(ptagValid(rowIdx) && ptag(rowIdx) === req.sid) else false.B
+  private val takeover = if (p.partitioned) ptagValid(rowIdx) && ptag(rowIdx) =/= req.sid else false.B
+  private val anySame = tlbSame.reduce(_ || _)
+  private val freeWays = rowValid.map(!_)
+  private val evict = !claimRow && !anySame && !freeWays.reduce(_ || _)
+  private val tlbWay = Mux(claimRow, 0.U, Mux(anySame, PriorityEncoder(tlbSame), Mux(evict, tlbRepl.victim(rowIdx), PriorityEncoder(freeWays))))
+  tlb.io.write.valid := toTlb
+  tlb.io.write.bits.set := rowIdx
+  tlb.io.write.bits.way := tlbWay
+  tlb.io.write.bits.data := n
+  when(toTlb) {
+    when(claimRow) {
+      for (w <- 0 until p.ways) tlbValid(rowIdx)(w) := false.B
+      ptagValid(rowIdx) := true.B
+      ptag(rowIdx) := req.sid
+    }
+    tlbValid(rowIdx)(tlbWay) := true.B
+    tlbRepl.fill(rowIdx, tlbWay, evict)
+  }
+  private val pbSame = toRespond(pbSameC).zip(pbValid).map { case (a, v) => a && v }
+  private val pbAnySame = pbSame.reduce(_ || _)
+  private val pbFree = pbValid.map(!_)
+  private val pbEvict = !pbAnySame && !pbFree.reduce(_ || _)
+  private val pbWay = Mux(pbAnySame, PriorityEncoder(pbSame), Mux(pbEvict, pbRepl.victim(0.U), PriorityEncoder(pbFree)))
+  pb.io.write.valid := toPb
+  pb.io.write.bits.set := 0.U
+  pb.io.write.bits.way := pbWay
+  pb.io.write.bits.data := n
+  private val pbLostUnused = WireDefault(VecInit(Seq.fill(pbN)(false.B)))
+  when(toPb) {
+    when(pbEvict && !pbUsed(pbWay)) { pbLostUnused(pbWay) := true.B }
+    pbValid(pbWay) := true.B
+    pbUsed(pbWay) := false.B
+    pbRepl.fill(0.U, pbWay, pbEvict)
+  }
+
+  // invalidation: remove what it covers, mark its slots stale, wait for them
+  private val tlbCover = toRespond(tlbCoverC)
+  private val pbCover = toRespond(pbCoverC)
+  // coverage is computed in match; a slot freed between match and respond (its last waiter's
+  // response) is no longer there: it must not be marked nor waited for (its bit would never
+  // clear, and invalDone would never come)
+  private val slotCover = VecInit(toRespond(slotCoverC).zipWithIndex.map { case (x, i) => x && st.valid(i) })
+  when(invalNow) {
+    for (i <- 0 until p.sets; w <- 0 until p.ways) when(tlbCover(i)(w)) { tlbValid(i)(w) := false.B }
+    for (j <- 0 until pbN) when(pbCover(j)) {
+      pbValid(j) := false.B
+      when(!pbUsed(j)) { pbLostUnused(j) := true.B }
+    }
+    st.markStale(slotCover)
+  }
+
+  // ---- outputs -----------------------------------------------------------------------------
+  private val rr = new RoundRobin(2)
+  rr(Seq(hitq.io.deq.valid, st.out))
+  io.resp.valid := rr.valid
+  io.resp.bits := Mux(rr.index === 0.U, hitq.io.deq.bits, st.outResp)
+  hitq.io.deq.ready := io.resp.ready && rr.index === 0.U
+  private val drained = io.resp.fire && rr.index === 1.U
+  when(io.resp.fire) { rr.granted() }
+  st.drain(drained)
+
+  // ATS requests, oldest first: a FIFO of demand slots, then a FIFO of prefetch slots (a
+  // trigger may queue several prefetches in one cycle), into an output register
+  private val demandQ = Module(new RegQueue(UInt(p.atsTagBits.W), p.ptbEntries))
+  demandQ.io.enq.valid := alloc
+  demandQ.io.enq.bits := OHToUInt(allocOH)
+  private val pfq = new MultiPushQueue(UInt(p.atsTagBits.W), p.prefetchSlots.max(1), "pfq")
+  pfq.push(pfPushes)
+  private val atsValid = RegInit(false.B)
+  private val atsBits = Reg(new AtsReq(p))
+  private val load = !atsValid || io.ats_req.ready
+  private val takeDemand = demandQ.io.deq.valid
+  private val takePf = !takeDemand && pfq.valid
+  demandQ.io.deq.ready := load
+  pfq.pop(load && takePf)
+  private val next = Mux(takeDemand, demandQ.io.deq.bits, pfq.head)
+  when(load) { atsValid := takeDemand || takePf }
+  when(load && (takeDemand || takePf)) {
+    atsBits.tag := next
+    atsBits.sid := st.slot(next).sid
+    atsBits.iova := st.slot(next).page
+    atsBits.prefetch := takePf
+  }
+  io.ats_req.valid := atsValid
+  io.ats_req.bits := atsBits
+  for (i <- 0 until p.slots) when(io.ats_req.fire && atsBits.tag === i.U) { st.slot(i).sent := true.B }
+
+  st.finish()
+  private val pushOwed = hitq.io.count - hitq.io.deq.fire.asUInt
+  inv.update(invalNow, slotCover.asUInt, pushOwed, st.freeing.asUInt, hitq.io.deq.fire)
+  io.invalDone := inv.done
+
+  // ---- counters ----------------------------------------------------------------------------
+  private val misaligned = compNow && !comp.fault && ((comp.pageSize === PageSize.Size2M.U && comp.ppn(8.min(p.ppnBits - 1), 0).orR) ||
+    (comp.pageSize === PageSize.Size1G.U && comp.ppn((17).min(p.ppnBits - 1), 0).orR))
+  PerfCounters.connect(
+    io.perf,
+    "requests" -> PerfCounter(io.req.fire),
+    "hits" -> PerfCounter(reqNow && won.tlbHit),
+    "pbHits" -> PerfCounter(reqNow && !won.tlbHit && won.pbHit),
+    "misses" -> PerfCounter(miss),
+    "merged" -> PerfCounter(merge),
+    "atsRequests" -> PerfCounter(io.ats_req.fire && !io.ats_req.bits.prefetch),
+    "prefetches" -> PerfCounter(io.ats_req.fire && io.ats_req.bits.prefetch),
+    "ptbFullCycles" -> PerfCounter(io.req.valid && st.demandFree === 0.U),
+    "invalidations" -> PerfCounter(io.inval.fire),
+    "badCompletions" -> PerfCounter.count(Seq(badTag, compNow && !comp.fault && comp.pageSize === PageSize.Reserved.U)),
+    "badAlign" -> PerfCounter(misaligned),
+    "badInvals" -> PerfCounter(io.inval.fire && InvalRule.bad(p, io.inval.bits)),
+    "faults" -> PerfCounter(io.resp.fire && io.resp.bits.fault),
+    "claims" -> PerfCounter(toTlb && takeover),
+    "prefetchDropped" -> PerfCounter.count(dropped),
+    "prefetchUnused" -> PerfCounter.count(pbLostUnused),
+    "staleCompletions" -> PerfCounter(compNow && stale),
+    "respStallCycles" -> PerfCounter(io.resp.valid && !io.resp.ready),
+    "atsStallCycles" -> PerfCounter(io.ats_req.valid && !io.ats_req.ready)
+  )
+  // ---- formal view -------------------------------------------------------------------------
+  io.dbg.foreach { d =>
+    val all = for (i <- 0 until p.sets; w <- 0 until p.ways) yield (tlb.io.all(i)(w), tlbValid(i)(w))
+    d.tlbValid := VecInit(all.map(_._2)).asUInt
+    d.tlbSid := VecInit(all.map(_._1.sid)).asUInt
+    d.tlbPage := VecInit(all.map(_._1.page)).asUInt
+    d.tlbBig := VecInit(all.map(_._1.big)).asUInt
+    d.ptagValid := ptagValid.asUInt
+    d.ptag := ptag.asUInt
+    d.pbValid := pbValid.asUInt
+    d.pbSid := VecInit(pb.io.all(0).map(_.sid)).asUInt
+    d.pbPage := VecInit(pb.io.all(0).map(_.page)).asUInt
+    d.pbBig := VecInit(pb.io.all(0).map(_.big)).asUInt
+    d.slotValid := st.valid.asUInt
+    d.slotDone := VecInit(st.slot.map(_.done)).asUInt
+    d.slotSent := VecInit(st.slot.map(_.sent)).asUInt
+    d.slotStale := VecInit(st.slot.map(_.stale)).asUInt
+    d.slotSid := VecInit(st.slot.map(_.sid)).asUInt
+    d.slotPage := VecInit(st.slot.map(_.page)).asUInt
+    d.waiterValid := st.wValid.asUInt
+    d.pipeEmpty := pipeEmpty
+    d.tlbPpn := VecInit(all.map(_._1.ppn)).asUInt
+    d.pbPpn := VecInit(pb.io.all(0).map(_.ppn)).asUInt
+    d.slotCompleting := VecInit(st.slot.map(_.completing)).asUInt
+    d.slotFault := VecInit(st.slot.map(_.fault)).asUInt
+    d.slotFrame := VecInit(st.slot.map(_.frame)).asUInt
+    d.waiterTag := VecInit(st.waiter.map(_.tag)).asUInt
+    d.waiterSlot := VecInit(st.waiter.map(_.slot)).asUInt
+    d.waiterOut := VecInit(st.waiter.map(_.out)).asUInt
+    d.waiterReady := VecInit(st.waiter.map(_.ready)).asUInt
+    d.drainValid := st.out
+    d.drainWaiter := st.outWaiter
+    d.atsValid := atsValid
+    d.slotWaiters := VecInit(st.slot.map(_.waiters)).asUInt
+  }
+}
+
+object OpKind extends ChiselEnum {
+  val Req, Comp, Inval = Value
+}
+
+/** An operation on its way from acceptance to respond. A completion carries its slot's SID and
+  * page in `req`.
+  */
+class DevOp(p: DevTlbParams) extends Bundle {
+  val kind = OpKind()
+  val row = UInt(p.setBits.max(1).W)
+  val req = new DevReq(p)
+  val comp = new AtsResp(p)
+  val inval = new DevInval(p)
+}
+
+class DevPick(p: DevTlbParams, pbN: Int) extends Bundle {
+  val tlb = Vec(p.ways, Bool())
+  val pb = Vec(pbN, Bool())
+  val tlbHit = Bool()
+  val pbHit = Bool()
+}
+
+/** What a completion caches: 4 KiB as is; 2 MiB and 1 GiB as the 2 MiB piece holding the page. */
+object Completion {
+  def entry(p: DevTlbParams, c: AtsResp, sid: UInt, page: UInt): DevEntry = {
+    val e = Wire(new DevEntry(p))
+    val big = c.pageSize === PageSize.Size2M.U || c.pageSize === PageSize.Size1G.U
+    val lowPage = 9.min(p.pageBits)
+    e.sid := sid
+    e.big := big
+    e.page := Mux(big, (page >> lowPage << lowPage)(p.pageBits - 1, 0), page)
+    e.perm_r := c.perm_r
+    e.perm_w := c.perm_w
+    // the piece's frame: a 2 MiB page's own (low 9 bits ignored), or within a 1 GiB page the
+    // frame of the 2 MiB piece holding `page` (low 18 bits from the page)
+    val keep9 = ~((BigInt(1) << 9) - 1).U(p.ppnBits.W)
+    val keep18 = ~((BigInt(1) << 18.min(p.ppnBits)) - 1).U(p.ppnBits.W)
+    val pieceIn1G = (page.pad(18)(17, 9) << 9).pad(p.ppnBits)(p.ppnBits - 1, 0)
+    e.ppn := MuxLookup(c.pageSize, c.ppn)(Seq(
+      PageSize.Size2M.U -> (c.ppn & keep9),
+      PageSize.Size1G.U -> ((c.ppn & keep18) | (pieceIn1G & ~keep18))
+    ))
+    e
+  }
+}
+
+/** What an invalidation covers (docs/devtlb.md, "Invalidation"). */
+object InvalRule {
+  /** Page-number bits an entry must share with `iova` (the range's size, at least one page). */
+  def pageMask(p: DevTlbParams, iv: DevInval): UInt = {
+    // bit i is kept when the range is at most 2^i pages: sizeLog2 <= 12 + i
+    VecInit((0 until p.pageBits).map(i => iv.sizeLog2 <= (12 + i).U)).asUInt
+  }
+
+  private def kindAll(iv: DevInval): Bool = iv.kind === InvalKind.All.U || iv.kind === InvalKind.Reserved.U
+
+  def covers(p: DevTlbParams, iv: DevInval, mask: UInt, e: DevEntry): Bool = {
+    val big = ~((BigInt(1) << 9.min(p.pageBits)) - 1).U(p.pageBits.W)
+    val m = Mux(e.big, mask & big, mask)
+    kindAll(iv) || (e.sid === iv.sid && (iv.kind === InvalKind.Sid.U || ((e.page ^ iv.iova) & m) === 0.U))
+  }
+
+  /** A slot: its size is unknown until the completion, so it is covered when the 2 MiB region
+    * of its page overlaps the range (a 2 MiB completion in flight is then not cached).
+    */
+  def coversSlot(p: DevTlbParams, iv: DevInval, mask: UInt, sid: UInt, page: UInt): Bool = {
+    val big = ~((BigInt(1) << 9.min(p.pageBits)) - 1).U(p.pageBits.W)
+    kindAll(iv) || (sid === iv.sid && (iv.kind === InvalKind.Sid.U || ((page ^ iv.iova) & mask & big) === 0.U))
+  }
+
+  /** A reserved kind, a range below one page, or a range start not aligned to its size. */
+  def bad(p: DevTlbParams, iv: DevInval): Bool =
+    iv.kind === InvalKind.Reserved.U ||
+      (iv.kind === InvalKind.Range.U && (iv.sizeLog2 < 12.U || (iv.iova & ~pageMask(p, iv)) =/= 0.U))
+}

@@ -1,0 +1,31 @@
+package xlat.devtlb
+
+import xlat.common.{BlockConfigs, Design}
+
+/** DevTlb for the generator: its named configurations, the HyperTRIO steps (docs/devtlb.md). */
+object DevTlbConfigs extends BlockConfigs[DevTlbParams] {
+  val block = "devtlb"
+  def defaults: DevTlbParams = DevTlbParams()
+
+  def design(config: String, p: DevTlbParams): Design =
+    Design(config, block, "DevTlb", p, p.derived)(() => new DevTlb(p))
+
+  private def noPrefetch(ptb: Int, partitioned: Boolean) =
+    DevTlbParams(partitioned = partitioned, ptbEntries = ptb, pbEntries = 0)
+
+  /** Small enough for the proofs, with the `dbg_*` ports they read. */
+  private def formal = DevTlbParams(
+    sets = 2, ways = 2, sidBits = 2, iovaBits = 22, ppnBits = 21, ptbEntries = 2, pbEntries = 2,
+    histDistance = 2, predictorEntries = 4, historyEntries = 4, tagBits = 2, respQueue = 2,
+    invalPending = 2, formalPorts = true
+  )
+
+  def named: Seq[(String, () => DevTlbParams)] = Seq(
+    "devtlb_base" -> (() => noPrefetch(1, partitioned = false)),
+    "devtlb_part" -> (() => noPrefetch(1, partitioned = true)),
+    "devtlb_ptb8" -> (() => noPrefetch(8, partitioned = true)),
+    "devtlb_ptb32" -> (() => noPrefetch(32, partitioned = true)),
+    "devtlb_full" -> (() => DevTlbParams()),
+    "devtlb_formal" -> (() => formal)
+  )
+}

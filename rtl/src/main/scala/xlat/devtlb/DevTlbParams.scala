@@ -1,0 +1,82 @@
+package xlat.devtlb
+
+import chisel3.util.{isPow2, log2Ceil}
+import xlat.common.{LookupTiming, ReplacementKind}
+
+/** Parameters of [[DevTlb]]; docs/devtlb.md gives their meaning and the named configurations.
+  *
+  * Every check names the parameter and its legal range, so that an illegal configuration stops
+  * the generator with one readable line.
+  */
+case class DevTlbParams(
+    sets: Int = 8,
+    ways: Int = 8,
+    partitioned: Boolean = true,
+    sidBits: Int = 16,
+    iovaBits: Int = 64,
+    ppnBits: Int = 40,
+    ptbEntries: Int = 32,
+    pbEntries: Int = 8,
+    histPages: Int = 2,
+    histDistance: Int = 32,
+    predictorEntries: Int = 1024,
+    historyEntries: Int = 1024,
+    tagBits: Int = 8,
+    /** Prefetches in flight; 0 = `pbEntries`. */
+    pfSlots: Int = 0,
+    /** Requests waiting for a completion; 0 = 2 x `ptbEntries`. */
+    waitEntries: Int = 0,
+    respQueue: Int = 4,
+    invalPending: Int = 4,
+    replacement: String = "plru",
+    latency: Int = 4,
+    formalPorts: Boolean = false
+) {
+  private def range(name: String, v: Int, lo: Int, hi: Int): Unit =
+    require(v >= lo && v <= hi, s"$name must be in $lo..$hi, got $v")
+  private def pow2(name: String, v: Int, lo: Int, hi: Int): Unit =
+    require(v >= lo && v <= hi && isPow2(v), s"$name must be a power of 2 in $lo..$hi, got $v")
+
+  pow2("sets", sets, 1, 1024)
+  range("ways", ways, 1, 16)
+  range("sidBits", sidBits, 1, 16)
+  range("iovaBits", iovaBits, 22, 64)  // a 2 MiB piece and at least one bit above it
+  range("ppnBits", ppnBits, 19, 52)  // the offset of a 2 MiB piece in a 1 GiB page
+  range("ptbEntries", ptbEntries, 1, 64)
+  range("pbEntries", pbEntries, 0, 64)
+  range("histPages", histPages, 1, 4)
+  range("histDistance", histDistance, 1, 256)
+  pow2("predictorEntries", predictorEntries, 1, 4096)
+  pow2("historyEntries", historyEntries, 1, 4096)
+  range("tagBits", tagBits, 1, 16)
+  range("pfSlots", pfSlots, 0, 64)
+  require(waitEntries == 0 || (waitEntries >= ptbEntries && waitEntries <= 256),
+    s"waitEntries must be 0 (= 2 x ptbEntries) or in ptbEntries..256 = $ptbEntries..256, got $waitEntries")
+  range("respQueue", respQueue, 2, 16)
+  range("invalPending", invalPending, 1, 16)
+  require(ReplacementKind.names.contains(replacement),
+    s"replacement must be one of ${ReplacementKind.names.mkString(", ")}, got '$replacement'")
+  require(LookupTiming.legal(sram = false).contains(latency),
+    s"latency must be one of ${LookupTiming.legal(sram = false).mkString(", ")}, got $latency")
+
+  /** The Prefetch Unit exists only with a prefetch buffer. */
+  val prefetch: Boolean = pbEntries > 0
+  val prefetchSlots: Int = if (!prefetch) 0 else if (pfSlots == 0) pbEntries else pfSlots
+  val slots: Int = ptbEntries + prefetchSlots
+  val waiters: Int = if (waitEntries == 0) (2 * ptbEntries).min(256) else waitEntries
+  /** `iova` fields are 4 KiB page numbers. */
+  val pageBits: Int = iovaBits - 12
+  val setBits: Int = log2Ceil(sets)
+  val atsTagBits: Int = log2Ceil(slots).max(1)
+  val timing: LookupTiming = LookupTiming(latency, sram = false)
+
+  def derived: Seq[(String, Any)] = Seq(
+    "slots" -> slots,
+    "prefetchSlots" -> prefetchSlots,
+    "waiters" -> waiters,
+    "pageBits" -> pageBits,
+    "atsTagBits" -> atsTagBits,
+    "writeShadow" -> timing.writeShadow,
+    "pipeline" -> s"lookup latency $latency"
+  )
+}

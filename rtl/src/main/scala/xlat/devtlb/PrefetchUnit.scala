@@ -1,0 +1,133 @@
+package xlat.devtlb
+
+import chisel3._
+import chisel3.util._
+import xlat.common.{LookupTiming, Stage}
+
+/** The Prefetch Unit's tables (docs/devtlb.md, "Prefetch Unit"): the SID delay line, the SID
+  * predictor and the per-SID history of pages that needed a translation.
+  *
+  * ==Timing==
+  * The predictor is read and written in a request's acceptance cycle: the entry it writes
+  * (`pred[sid of the request histDistance ago] := sid`) and the one it reads (`pred[sid]`) are
+  * both known there, and a read sees every earlier request's write (they landed in earlier
+  * cycles) but not its own (read-first). The history is read in the match stage, at the
+  * successor from the predictor (and the pointer at the request's own SID), and written in
+  * respond when the request allocates a demand slot; the writes of the operations that respond
+  * between a read and its respond stage are applied to the read data from a record of the last
+  * writes, so every request sees the history as sequential acceptance order makes it. Tables of
+  * more than a few entries are memories with a registered read (block RAM) when the pipeline
+  * has the register; a reset sweep clears their valid bits, one entry a cycle ([[busy]]).
+  */
+class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
+  private def idxBits(n: Int) = log2Ceil(n).max(1)
+  private def idx(sid: UInt, n: Int): UInt =
+    if (n == 1) 0.U(1.W) else sid.pad(idxBits(n))(idxBits(n) - 1, 0)
+  private val ptrBits = log2Ceil(p.histPages).max(1)
+  private def nextPtr(x: UInt): UInt =
+    if (isPow2(p.histPages)) (x + 1.U)(ptrBits - 1, 0) else Mux(x === (p.histPages - 1).U, 0.U, x + 1.U)
+
+  // ---- reset sweep -------------------------------------------------------------------------
+  private val sweepN = p.predictorEntries.max(p.historyEntries)
+  private val sweepIdx = RegInit(0.U(log2Ceil(sweepN + 1).W))
+  /** True until every table entry has been cleared after reset. */
+  val busy: Bool = sweepIdx =/= sweepN.U
+  when(busy) { sweepIdx := sweepIdx + 1.U }
+
+  // ---- delay line and predictor (acceptance cycle) -----------------------------------------
+  private val line = Mem(p.histDistance, UInt(p.sidBits.W))
+  private val linePtr = RegInit(0.U(log2Ceil(p.histDistance).max(1).W))
+  private val lineFull = RegInit(false.B)
+  private val pred = Mem(p.predictorEntries, UInt((p.sidBits + 1).W))
+  private val predRead = Wire(UInt((p.sidBits + 1).W))
+  predRead := DontCare
+
+  /** A request of `sid` is accepted when `fire`. */
+  def accept(fire: Bool, sid: UInt): Unit = {
+    predRead := pred.read(idx(sid, p.predictorEntries))
+    val old = line.read(linePtr)
+    when(fire) {
+      line.write(linePtr, sid)
+      val last = linePtr === (p.histDistance - 1).U
+      linePtr := Mux(last, 0.U, linePtr + 1.U)
+      when(last) { lineFull := true.B }
+    }
+    // one write port: the sweep writes while nothing is accepted
+    val sweepPred = busy && sweepIdx < p.predictorEntries.U
+    when(sweepPred || (fire && lineFull)) {
+      pred.write(Mux(sweepPred, sweepIdx(idxBits(p.predictorEntries) - 1, 0), idx(old, p.predictorEntries)),
+        Mux(sweepPred, 0.U, Cat(true.B, sid)))
+    }
+  }
+
+  // ---- history (match stage read, respond write) ------------------------------------------
+  private val pages = Seq.fill(p.histPages)(Mem(p.historyEntries, UInt((p.pageBits + 1).W)))
+  private val ptrs = if (p.histPages > 1) Some(Mem(p.historyEntries, UInt(ptrBits.W))) else None
+  private val toRespondDepth = (if (timing.hitReg) 1 else 0) + (if (timing.selReg) 1 else 0)
+  private def toRespond[T <: Data](d: T): T = Stage.carry(Stage.carry(d, timing.hitReg), timing.selReg)
+
+  /** The write of this cycle's respond stage, and the last `toRespondDepth` writes, newest first. */
+  private val rec = Wire(new HistWrite(p, ptrBits))
+  rec.valid := false.B
+  rec.index := 0.U
+  rec.slot := 0.U
+  rec.page := 0.U
+  private val recs = (1 to toRespondDepth).scanLeft(rec)((r, _) => RegNext(r, 0.U.asTypeOf(r))).drop(1)
+
+  /** Successor, candidates and own pointer of the request in respond. */
+  val succ = Wire(Valid(UInt(p.sidBits.W)))
+  val candidates = Wire(Vec(p.histPages, Valid(UInt(p.pageBits.W))))
+  val ownPtr = Wire(UInt(ptrBits.W))
+
+  /** `matchSid`: the SID of the request in the match stage; `respondSid` that of respond. */
+  def lookup(matchSid: UInt, respondSid: UInt): Unit = {
+    val predM = Stage.carry(predRead, timing.readReg)
+    val succM = predM(p.sidBits - 1, 0)
+    val succIdxM = idx(succM, p.historyEntries)
+    val rawPages = pages.map(m => toRespond(m.read(succIdxM)))
+    val rawPtr = ptrs.map(m => toRespond(m.read(idx(matchSid, p.historyEntries)))).getOrElse(0.U(ptrBits.W))
+    succ.valid := toRespond(predM(p.sidBits))
+    succ.bits := toRespond(succM)
+    val succIdx = idx(succ.bits, p.historyEntries)
+    val ownIdx = idx(respondSid, p.historyEntries)
+    // oldest write first: a newer write of the same entry and slot overrides it
+    val ordered = recs.reverse
+    for (j <- 0 until p.histPages) {
+      val base = Wire(Valid(UInt(p.pageBits.W)))
+      base.valid := rawPages(j)(p.pageBits)
+      base.bits := rawPages(j)(p.pageBits - 1, 0)
+      candidates(j) := ordered.foldLeft(base) { (c, r) =>
+        val hit = r.valid && r.index === succIdx && r.slot === j.U
+        val n = Wire(Valid(UInt(p.pageBits.W)))
+        n.valid := c.valid || hit
+        n.bits := Mux(hit, r.page, c.bits)
+        n
+      }
+    }
+    ownPtr := ordered.foldLeft(rawPtr)((c, r) => Mux(r.valid && r.index === ownIdx, nextPtr(r.slot), c))
+  }
+
+  /** Respond stage: a request of `sid` allocated a demand slot for `page`. */
+  def record(en: Bool, sid: UInt, page: UInt): Unit = {
+    val i = idx(sid, p.historyEntries)
+    rec.valid := en
+    rec.index := i
+    rec.slot := ownPtr
+    rec.page := page
+    // one write port per table: the sweep writes while nothing is accepted
+    val sweepHist = busy && sweepIdx < p.historyEntries.U
+    val at = Mux(sweepHist, sweepIdx(idxBits(p.historyEntries) - 1, 0), i)
+    for (j <- 0 until p.histPages) {
+      when(sweepHist || (en && ownPtr === j.U)) { pages(j).write(at, Mux(sweepHist, 0.U, Cat(true.B, page))) }
+    }
+    ptrs.foreach(m => when(sweepHist || en) { m.write(at, Mux(sweepHist, 0.U, nextPtr(ownPtr))) })
+  }
+}
+
+/** A history write on its way past the reads that did not see it. */
+class HistWrite(p: DevTlbParams, ptrBits: Int) extends Bundle {
+  val valid = Bool()
+  val index = UInt(log2Ceil(p.historyEntries).max(1).W)
+  val slot = UInt(ptrBits.W)
+  val page = UInt(p.pageBits.W)
+}

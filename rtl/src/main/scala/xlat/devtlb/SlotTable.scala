@@ -1,0 +1,213 @@
+package xlat.devtlb
+
+import chisel3._
+import chisel3.util._
+
+/** A slot: one ATS translation in flight (a PTB entry, or a prefetch), then its completed
+  * translation while its waiters drain.
+  */
+class Slot(p: DevTlbParams) extends Bundle {
+  val sid = UInt(p.sidBits.W)
+  val page = UInt(p.pageBits.W)
+  /** Its ATS request left on `ats_req` (a completion before that is bad). */
+  val sent = Bool()
+  /** Completion accepted at the ports (a second completion for the slot is then bad). */
+  val completing = Bool()
+  /** Completion acted (respond stage): the translation below is valid; no more merges. */
+  val done = Bool()
+  /** An invalidation covered the slot after its allocation: its completion is cached nowhere. */
+  val stale = Bool()
+  val frame = UInt(p.ppnBits.W)
+  val perm_r = Bool()
+  val perm_w = Bool()
+  val fault = Bool()
+  val waiters = UInt(log2Ceil(p.waiters + 1).W)
+}
+
+/** A request waiting for a slot's completion. */
+class Waiter(p: DevTlbParams) extends Bundle {
+  val tag = UInt(p.tagBits.W)
+  val write = Bool()
+  val slot = UInt(p.atsTagBits.W)
+  /** Its slot is done: the drain may answer it. */
+  val ready = Bool()
+  /** Taken by the drain register, answered at its `resp` handshake. */
+  val out = Bool()
+}
+
+/** The PTB and prefetch slots, the waiter pool and the drain (docs/devtlb.md, "Completions").
+  *
+  * ==Structure==
+  * Slots 0 .. ptbEntries-1 are demand slots, the rest prefetch slots; the slot number is the ATS
+  * tag. Waiters live in a pool; the drain moves the lowest-numbered ready waiter into a response
+  * register, and the waiter (and its slot, when it was the last) is freed at that response's
+  * handshake, visible to operations responding from the next cycle.
+  *
+  * Every method that changes state is called from the respond stage of [[DevTlb]] (one operation
+  * a cycle, in acceptance order) or from the drain's handshake; the two never touch the same slot
+  * or waiter in one cycle (a merge needs a slot that is not done, the drain a slot that is).
+  */
+class SlotTable(p: DevTlbParams) {
+  val valid = RegInit(VecInit(Seq.fill(p.slots)(false.B)))
+  val slot = Reg(Vec(p.slots, new Slot(p)))
+  val wValid = RegInit(VecInit(Seq.fill(p.waiters)(false.B)))
+  val waiter = Reg(Vec(p.waiters, new Waiter(p)))
+
+  /** Free demand slots and free waiters, kept as counts so that acceptance does not add up bits. */
+  val demandFree = RegInit(p.ptbEntries.U(log2Ceil(p.ptbEntries + 1).W))
+  val waitFree = RegInit(p.waiters.U(log2Ceil(p.waiters + 1).W))
+  private val demandTaken = WireDefault(false.B)
+  private val demandFreed = WireDefault(false.B)
+  private val waiterTaken = WireDefault(false.B)
+  private val waiterFreed = WireDefault(false.B)
+
+  /** Slots whose ATS request is (or will be) outstanding: merges go there. */
+  def mergeable(i: Int): Bool = valid(i) && !slot(i).done
+
+  /** One-hot: the mergeable slot of (sid, page), if any (never more than one: formal). */
+  def holding(sid: UInt, page: UInt): Vec[Bool] =
+    VecInit((0 until p.slots).map(i => mergeable(i) && slot(i).sid === sid && slot(i).page === page))
+
+  /** Slots freed in this cycle (the drain's handshake, a prefetch completion without waiters). */
+  val freeing: Vec[Bool] = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
+
+  def freeDemandOH: UInt = PriorityEncoderOH(VecInit((0 until p.ptbEntries).map(i => !valid(i))).asUInt)
+  def anyFreeDemand: Bool = (0 until p.ptbEntries).map(i => !valid(i)).reduce(_ || _)
+  def freeWaiterOH: UInt = PriorityEncoderOH(VecInit(wValid.map(!_)).asUInt)
+
+  /** Allocate `i` (one-hot over all slots) for (sid, page). */
+  def allocate(oh: Seq[Bool], sid: UInt, page: UInt, demand: Boolean): Unit = {
+    for (i <- 0 until p.slots) when(oh(i)) {
+      valid(i) := true.B
+      slot(i).sid := sid
+      slot(i).page := page
+      slot(i).sent := false.B
+      slot(i).completing := false.B
+      slot(i).done := false.B
+      slot(i).stale := false.B
+      allocating(i) := true.B
+    }
+    if (demand) demandTaken := true.B
+  }
+
+  /** A request waits for slot `s` (one-hot); `fresh`: the slot was allocated in this cycle. */
+  def addWaiter(s: Seq[Bool], tag: UInt, write: Bool): Unit = {
+    val w = freeWaiterOH
+    for (j <- 0 until p.waiters) when(w(j)) {
+      wValid(j) := true.B
+      waiter(j).tag := tag
+      waiter(j).write := write
+      waiter(j).slot := OHToUInt(s)
+      waiter(j).ready := false.B
+      waiter(j).out := false.B
+    }
+    waiterTaken := true.B
+    for (i <- 0 until p.slots) when(s(i)) { waitersInc(i) := true.B }
+  }
+  private val waitersInc = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
+  /** Slots allocated this cycle: their waiter count starts from 0, not from the register (which
+    * has no reset and may hold anything after reset).
+    */
+  private val allocating = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
+  private val waitersDec = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
+
+  /** The completion of slot `i` acted: its translation, and its waiters become ready. */
+  def complete(i: UInt, frame: UInt, r: Bool, w: Bool, fault: Bool): Unit = {
+    for (k <- 0 until p.slots) when(i === k.U) {
+      slot(k).done := true.B
+      slot(k).frame := frame
+      slot(k).perm_r := r
+      slot(k).perm_w := w
+      slot(k).fault := fault
+      // a slot without waiters (a prefetch nobody merged into) is free at once
+      when(slot(k).waiters === 0.U) { freeing(k) := true.B }
+    }
+    for (j <- 0 until p.waiters) when(wValid(j) && waiter(j).slot === i) { waiter(j).ready := true.B }
+  }
+
+  /** An invalidation covered the slots of `mask`: their completions are cached nowhere. */
+  def markStale(mask: Seq[Bool]): Unit = for (i <- 0 until p.slots) when(mask(i)) { slot(i).stale := true.B }
+
+  // ---- drain: one ready waiter a cycle into the response register --------------------------
+  val out = RegInit(false.B)
+  val outWaiter = Reg(UInt(log2Ceil(p.waiters).max(1).W))
+  val outResp = Reg(new DevResp(p))
+  private val readyVec = VecInit((0 until p.waiters).map(j => wValid(j) && waiter(j).ready && !waiter(j).out))
+
+  /** Call with the `resp` handshake of the drain register. */
+  def drain(handshake: Bool): Unit = {
+    when(handshake) {
+      val j = outWaiter
+      wValid(j) := false.B
+      waiterFreed := true.B
+      val s = waiter(j).slot
+      for (i <- 0 until p.slots) when(s === i.U) {
+        waitersDec(i) := true.B
+        when(slot(i).waiters === 1.U) { freeing(i) := true.B }
+      }
+    }
+    val load = !out || handshake
+    val any = readyVec.asUInt.orR
+    val j = PriorityEncoder(readyVec)
+    when(load) { out := any }
+    when(load && any) {
+      outWaiter := j
+      waiter(j).out := true.B
+      val w = waiter(j)
+      val s = slot(w.slot)
+      outResp.tag := w.tag
+      outResp.fault := s.fault || Mux(w.write, !s.perm_w, !s.perm_r)
+      outResp.ppn := Mux(s.fault, 0.U, s.frame)
+      outResp.perm_r := !s.fault && s.perm_r
+      outResp.perm_w := !s.fault && s.perm_w
+      outResp.source := Source.Completion.U
+    }
+  }
+
+  /** Call once, after every other method: counts, waiter counts and frees. */
+  def finish(): Unit = {
+    for (i <- 0 until p.slots) {
+      val base = Mux(allocating(i), 0.U, slot(i).waiters)
+      slot(i).waiters := Mux(waitersInc(i) === waitersDec(i), base, Mux(waitersInc(i), base + 1.U, base - 1.U))
+      when(freeing(i)) { valid(i) := false.B }
+    }
+    demandFreed := (0 until p.ptbEntries).map(freeing(_)).reduce(_ || _)
+    demandFree := demandFree + demandFreed.asUInt - demandTaken.asUInt
+    waitFree := waitFree + waiterFreed.asUInt - waiterTaken.asUInt
+  }
+}
+
+/** A FIFO that takes several entries a cycle (in order) and gives one; the owner never pushes
+  * more than it has room for (each prefetch slot is queued at most once).
+  */
+class MultiPushQueue[T <: Data](gen: T, depth: Int, name: String) {
+  private val ptrBits = log2Ceil(depth).max(1)
+  // named, so that the proofs' views of the queue find its registers
+  private val data = Reg(Vec(depth, gen)).suggestName(s"${name}Data")
+  private val headPtr = RegInit(0.U(ptrBits.W)).suggestName(s"${name}Head")
+  private val count = RegInit(0.U(log2Ceil(depth + 1).W)).suggestName(s"${name}Count")
+  private def add(x: UInt, n: UInt): UInt = {
+    val sum = x +& n
+    if (isPow2(depth)) sum(ptrBits - 1, 0) else Mux(sum >= depth.U, sum - depth.U, sum)(ptrBits - 1, 0)
+  }
+  private val popped = WireDefault(false.B)
+  private val pushed = WireDefault(0.U(log2Ceil(depth + 8).W))
+  val valid: Bool = count =/= 0.U
+  val head: T = data(headPtr)
+
+  def push(xs: Seq[Valid[T]]): Unit = {
+    val tail = add(headPtr, count)
+    var offset = 0.U(log2Ceil(xs.size + 1).W)
+    for (x <- xs) {
+      when(x.valid) { data(add(tail, offset)) := x.bits }
+      offset = offset + x.valid.asUInt
+    }
+    pushed := offset
+  }
+
+  def pop(en: Bool): Unit = {
+    popped := en
+    when(en) { headPtr := add(headPtr, 1.U) }
+    count := count + pushed - popped.asUInt
+  }
+}
