@@ -4,7 +4,6 @@ builder knows where it put each page (ppn, sizes, permissions) and which entry i
 stage, level, faultGpa); the walker model must agree on all of it.  Pure Python."""
 
 import random
-import time
 
 import pytest
 
@@ -103,7 +102,6 @@ def test_random_walks_within_bounds(g, h):
     """10,000 random walks per pair on a scenario with clean A/D bits: every walk stays
     within the documented bounds; plain reads never exceed (g+1)(h+1)-1."""
     cfg = WalkerConfig(g, h, "hardware", pa_for(h))
-    t0 = time.monotonic()
     s = Scenario.random(cfg, seed=5)
     rng = random.Random(5)
     pool = s.targets + s.bad
@@ -129,8 +127,6 @@ def test_random_walks_within_bounds(g, h):
         if r["fault"]:
             assert r["ppn"] == 0 and r["pageSize"] == 0 and r["perm_r"] == 0
     assert n_dirty > 0
-    # generation + 10k model walks is cheap
-    assert time.monotonic() - t0 < 20
 
 
 def test_scenario_is_deterministic():
