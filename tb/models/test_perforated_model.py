@@ -481,6 +481,9 @@ def test_counters_follow_their_definitions():
     assert c["filterSkips"] == 2 and c["bitmapReads"] == 1 and c["bitmapHits"] == 2
     assert c["holes"] == 1
     assert c["memReads"] == sum(r.memReads for r in rs) == 3 + 1 + 2
+    assert c["requests"] == c["hits4k"] + c["hits2m"] + c["walks"] + c["badCmds"]
+    t.translate(req(m, b, cmd=3))
+    assert c["requests"] == c["hits4k"] + c["hits2m"] + c["walks"] + c["badCmds"] == 7
 
 
 def test_hole_offsets_layouts():
