@@ -453,6 +453,21 @@ class FragScenario:
                 m.map_2m(asid, v2)
         return cls(m, asid, vs, fr)
 
+    def change(self, rng: random.Random, n: int = 1, allocated: bool = True) -> list:
+        """A phase change: ``n`` times, patch a hole of a fragmented region or punch a new
+        one (half each, a punch when the region has none).  Returns the invalidations the OS
+        sends afterwards, in order."""
+        m, out = self.machine, []
+        for _ in range(n):
+            v2 = rng.choice(self.fragmented)
+            rec = m.space(self.asid).large[v2]
+            if rec.holes and rng.random() < 0.5:
+                out += m.patch_hole(self.asid, v2, rng.choice(sorted(rec.holes)))
+            else:
+                free = [i for i in range(512) if i not in rec.holes]
+                out += m.punch_hole(self.asid, v2, rng.choice(free), allocated=allocated)
+        return out
+
     def hole_vpns(self) -> list:
         sp = self.machine.space(self.asid)
         return [(v2 << 9) | i for v2 in self.fragmented for i in sorted(sp.large[v2].holes)]
