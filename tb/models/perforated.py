@@ -11,6 +11,7 @@ cycle, priority inval > mem_resp > req):
                            bitmap word cache, page-walk cache).  A hit answers at once; a request
                            that needs memory takes the lowest free walk slot and names its first
                            read;
+* ``mem_request(slot, addr)`` a ``mem_req`` handshake (checked against the slot's next read);
 * ``mem_response(slot, rdata, error)``  a ``mem_resp`` handshake: one step of that slot's walk
                            (checks the word, fills, looks the caches up again where the flow
                            needs it, names the next read or answers);
@@ -319,6 +320,7 @@ class Walk:
     large: E2m | None = None   # the perforated / large leaf the request's page lies in
     stale: bool = False
     hole: bool = False
+    sent: bool = False         # the mem_req of the read outstanding has been handshaken
 
     @property
     def pending(self) -> Read:
@@ -518,7 +520,7 @@ class PerforatedModel:
 
     @staticmethod
     def _issue(walk: Walk, kind: str, addr: int) -> Walk:
-        walk.kind, walk.addr = kind, addr
+        walk.kind, walk.addr, walk.sent = kind, addr, False
         return walk
 
     # ------------------------------------------------------------------ the perforated step
@@ -618,12 +620,25 @@ class PerforatedModel:
             return self._issue(walk, "pde", hit.ppn * 4096 + ((req.vpn >> 9) & 511) * 8)
         return self._issue(walk, "pte", hit.ppn * 4096 + (req.vpn & 511) * 8)
 
+    def mem_request(self, slot: int, addr: int) -> Read:
+        """A ``mem_req`` handshake with id ``slot``: it must be the read that slot's walk
+        waits for, sent once.  From the next cycle the read is outstanding."""
+        walk = self.walks[slot] if 0 <= slot < len(self.walks) else None
+        if walk is None or not walk.kind or walk.sent:
+            raise PerforatedModelError(f"mem_req id {slot} addr {addr:#x}: no read to send "
+                                       f"for that slot")
+        if addr != walk.addr:
+            raise PerforatedModelError(f"mem_req id {slot}: address {addr:#x}, the model's "
+                                       f"{walk.kind} read is at {walk.addr:#x}")
+        walk.sent = True
+        return walk.pending
+
     def mem_response(self, slot: int, rdata: int, error: bool = False):
         """A ``mem_resp`` handshake for walk slot ``slot`` (the mem_resp id).  Returns the
         Response when the walk ends, else the Walk with its next read; None for a response
-        no read of the slot waits for (dropped, counted)."""
+        no sent read of the slot waits for (dropped, counted)."""
         walk = self.walks[slot] if 0 <= slot < len(self.walks) else None
-        if walk is None or not walk.kind:
+        if walk is None or not walk.kind or not walk.sent:
             self._count("badMemResps")
             return None
         rd = Read(walk.kind, walk.addr, rdata & M64, bool(error))
@@ -769,6 +784,7 @@ class PerforatedModel:
             addr = r.addr
             err = self.mem.error(addr, "read") or bool(fail and fail(r.pending))
             data = 0 if err else self.mem.read(addr)
+            self.mem_request(r.slot, addr)
             r = self.mem_response(r.slot, data, err)
         assert isinstance(r, Response)
         got = self.out.pop()

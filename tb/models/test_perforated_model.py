@@ -259,6 +259,7 @@ def test_walk_in_flight_at_inval_fills_nothing_and_delays_invaldone():
     t.inval(INV_FRAME, frame=m.space(ASID).large[V2].ppn2m >> 9)
     assert not t.inval_done_allowed()
     while isinstance(w, Walk):
+        t.mem_request(w.slot, w.addr)
         w = t.mem_response(w.slot, m.mem.read(w.addr))
     assert w.source == SRC_WALK and w.fault == F_NONE
     assert not (t.entries2m() or t.bitmap_words() or t.pwc_entries() or t.entries4k())
@@ -435,6 +436,9 @@ def test_interleaved_walks_match_serial_results():
                 continue
             slot = rng.choice(sorted(inflight))
             w = t.walk(slot)
+            if not w.sent:
+                t.mem_request(slot, w.addr)
+                continue
             r = t.mem_response(slot, m.mem.read(w.addr))
             if isinstance(r, Response):
                 del inflight[slot]
@@ -443,6 +447,15 @@ def test_interleaved_walks_match_serial_results():
             check(m, r, vpns[r.id])
             done += 1
     assert t.mem_response(0, 0) is None and t.ctr["badMemResps"] == 1
+    # a response for a read not yet sent is dropped too; a wrong address is an error
+    w = t.request(req(m, vpns[0] ^ (1 << 20)))
+    if isinstance(w, Walk):
+        assert t.mem_response(w.slot, 0) is None and t.ctr["badMemResps"] == 2
+        with pytest.raises(PerforatedModelError):
+            t.mem_request(w.slot, w.addr + 8)
+        t.mem_request(w.slot, w.addr)
+        with pytest.raises(PerforatedModelError):
+            t.mem_request(w.slot, w.addr)
 
 
 def test_replacement_plru_in_4k_set():
@@ -501,6 +514,7 @@ def test_hit_under_miss_order_and_invaldone_waits_for_queued_hits():
     assert isinstance(h, Response) and h.source == SRC_2M
     t.inval(INV_PAGE, asid=9, vpn=0)                   # covers nothing, still waits
     while isinstance(w, Walk):
+        t.mem_request(w.slot, w.addr)
         w = t.mem_response(w.slot, m.mem.read(w.addr))
     assert [r.id for r in t.out] == [2, 1]
     assert t.pop_response().id == 2 and not t.inval_done_allowed()
@@ -518,10 +532,12 @@ def test_fill_is_seen_by_the_next_request():
     b = t.request(req(m, (V2 << 9) | 200, id=2))       # also misses: a second walk
     assert isinstance(a, Walk) and isinstance(b, Walk) and (a.slot, b.slot) == (0, 1)
     while isinstance(a, Walk):
+        t.mem_request(a.slot, a.addr)
         a = t.mem_response(a.slot, m.mem.read(a.addr))
     c = t.request(req(m, (V2 << 9) | 300, id=3))
     assert isinstance(c, Response) and c.source == SRC_PERF and c.memReads == 0
     while isinstance(b, Walk):
+        t.mem_request(b.slot, b.addr)
         b = t.mem_response(b.slot, m.mem.read(b.addr))
     assert b.source == SRC_WALK and b.memReads == 3    # its start was decided at its lookup
     assert len([e for e in t.entries2m()]) == 1           # the second fill rewrote the entry
