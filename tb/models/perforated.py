@@ -153,6 +153,19 @@ class PerforatedParams:
         return self.paBits - 12
 
 
+# The named configurations of docs/perforated-l2tlb.md ("Named configurations"): what each
+# changes from the defaults (the generator's xlat.perforated configurations must match).
+NAMED_CONFIGS = {
+    "perforated_default": {},
+    "perforated_off": {"perforation": False},
+    "perforated_flops": {"storage": "flops", "sets4k": 16, "ways4k": 4, "sets2m": 4,
+                         "ways2m": 2, "bitmapEntries": 8, "pwcEntries": 8},
+    "perforated_formal": {"storage": "flops", "sets4k": 2, "ways4k": 2, "sets2m": 2,
+                          "ways2m": 2, "bitmapEntries": 2, "pwcEntries": 2, "walkers": 2,
+                          "asidBits": 2, "idBits": 2, "paBits": 32, "formalPorts": True},
+}
+
+
 # ----------------------------------------------------------------------------- records
 @dataclass
 class Req:

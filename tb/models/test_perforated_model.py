@@ -5,10 +5,13 @@ expect), expected reads from the entry addresses the builder wrote (entry_addr) 
 doc's read order.  Pure Python."""
 
 import random
+import re
+from dataclasses import fields
+from pathlib import Path
 
 import pytest
 
-from models.perforated import (F_BUS, F_NONE, F_PAGE, F_RSVD, INV_ALL, INV_ASID, INV_FRAME,
+from models.perforated import (NAMED_CONFIGS, F_BUS, F_NONE, F_PAGE, F_RSVD, INV_ALL, INV_ASID, INV_FRAME,
                                INV_PAGE, SRC_2M, SRC_4K, SRC_HOLE, SRC_PERF, SRC_WALK,
                                PerforatedModel, PerforatedModelError, PerforatedParams, Req,
                                Response, Walk)
@@ -543,3 +546,31 @@ def test_fill_is_seen_by_the_next_request():
     assert len([e for e in t.entries2m()]) == 1           # the second fill rewrote the entry
     for r in (a, c, b):
         check(m, r, (V2 << 9) | {1: 100, 2: 200, 3: 300}[r.id])
+
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "perforated-l2tlb.md"
+
+
+def test_doc_parameters_and_named_configs_are_the_models():
+    """docs/perforated-l2tlb.md's Parameters table (defaults, decided rows included) is
+    PerforatedParams' defaults, and its named configurations table is NAMED_CONFIGS; every
+    named configuration is legal."""
+    text = DOC.read_text()
+    sec = text.split("\n## Parameters", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `(\w+)`(?: \*\*decided\*\*)? \| ([\w.]+) \|", sec, re.M)
+    typed = {"true": True, "false": False}
+    doc = {k: typed.get(v, int(v) if v.isdigit() else v) for k, v in rows
+           if not k.startswith("perforated_")}
+    model = {f.name: f.default for f in fields(PerforatedParams)}
+    assert doc == model
+    named = {}
+    for name, changes in re.findall(r"^\| `(perforated_\w+)` \| ([^|]*) \|", sec, re.M):
+        d = {}
+        for k, v in re.findall(r"`(\w+) = (\w+)`", changes):
+            d[k] = typed.get(v, int(v) if v.isdigit() else v)
+        if changes.strip().startswith("flops"):
+            d["storage"] = "flops"
+        named[name] = d
+    assert named == NAMED_CONFIGS
+    for changes in NAMED_CONFIGS.values():
+        PerforatedParams(**changes)
