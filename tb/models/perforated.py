@@ -45,6 +45,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from .ptformats import X86_A, X86_D, X86_NX, X86_P, X86_PS, X86_RW, X86_US, M64, mask
+from .params import check_range
 from .replacement import TreePlru
 
 # fault codes (spec)
@@ -81,10 +82,6 @@ class PerforatedModelError(AssertionError):
     """The testbench (or the DUT through it) did something the doc forbids."""
 
 
-def _pow2(n: int) -> bool:
-    return n >= 1 and n & (n - 1) == 0
-
-
 # ----------------------------------------------------------------------------- parameters
 @dataclass(frozen=True)
 class PerforatedParams:
@@ -108,11 +105,7 @@ class PerforatedParams:
 
     def __post_init__(self):
         def rng(name, lo, hi, pow2=False):
-            v = getattr(self, name)
-            ok = isinstance(v, int) and lo <= v <= hi and (not pow2 or _pow2(v))
-            if not ok:
-                what = f"a power of two, {lo}..{hi}" if pow2 else f"{lo}..{hi}"
-                raise ValueError(f"{name} must be {what}, got {v}")
+            check_range(self, name, lo, hi, pow2)
         rng("sets4k", 1, 1024, True)
         rng("ways4k", 1, 16)
         rng("sets2m", 1, 256, True)

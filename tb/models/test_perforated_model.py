@@ -48,7 +48,7 @@ def reads(r: Response):
 
 # ----------------------------------------------------------------------------- parameters
 @pytest.mark.parametrize("kw,msg", [
-    (dict(sets4k=3), "sets4k must be a power of two, 1..1024, got 3"),
+    (dict(sets4k=3), "sets4k must be a power of two in 1..1024, got 3"),
     (dict(ways2m=0), "ways2m must be 1..16, got 0"),
     (dict(bitmapEntries=65), "bitmapEntries must be 1..64, got 65"),
     (dict(walkers=9), "walkers must be 1..8, got 9"),
