@@ -116,7 +116,7 @@ def model_params(man: dict) -> DevTlbParams:
     return DevTlbParams.from_dict(d)
 
 
-def check_against_model(log: np.ndarray, man: dict, max_mismatches: int = 20) -> dict:
+def check_against_model(log: np.ndarray, man: dict, max_mismatches: int = 20, warmup_requests: int = 0) -> dict:
     """Replay a transaction log on tb/models/devtlb.py as the cocotb scoreboard
     (tb/devtlb/dt_env.py) does: every accepted request and completion acts in its respond cycle
     (acceptance + latency - 1), in acceptance order; then each cycle's resp handshake must be
@@ -125,7 +125,14 @@ def check_against_model(log: np.ndarray, man: dict, max_mismatches: int = 20) ->
     the log covers the whole run (it ends with the counters), every perf_* counter must equal
     the model's (perf_ptbFullCycles: the harness offers a request only with req_ready, so the
     RTL's is 0; the model's is not compared). Returns {"checked", "cycles", "mismatches",
-    "counters_checked"}."""
+    "counters_checked", "prefetch"}.
+
+    ``prefetch``: what the model says about the prefetches whose slot was allocated after the
+    first ``warmup_requests`` requests (and completed in the log): ``completed``; ``merged``, those
+    a demand request joined while in flight (a late prefetch: the request waits less than a full
+    round trip and needs no ATS request of its own); ``pb_hit``, those whose PB entry a request
+    hit; ``used`` (either); and, over the requests after the warm-up, ``requests``,
+    ``devtlb_misses`` (requests that missed the DevTLB), ``pb_hits``, ``merged_into_prefetch``."""
     p = model_params(man)
     m = DevTlbModel(p)
     L = p.latency
@@ -134,32 +141,64 @@ def check_against_model(log: np.ndarray, man: dict, max_mismatches: int = 20) ->
     mism: list[str] = []
     checked = 0
 
+    pf = dict(completed=0, merged=0, pb_hit=0, used=0, requests=0, devtlb_misses=0, pb_hits=0,
+              merged_into_prefetch=0)
+    slot_use: dict = {}           # prefetch slot serial -> set of uses ("merge", "pb"), counted ones
+    entry_of: dict = {}           # id(PB entry) -> serial of the prefetch slot that filled it
+    nreq = 0
+
     def act_until(c):
+        nonlocal nreq
         while pipe and pipe[0][0] <= c:
             _, kind, data, ac = pipe.popleft()
             if kind == "req":
+                pb_before = list(m.pb) if p.prefetch else []
                 out = m.request(*data, strict=True)
                 if out.kind == "alloc" and out.slot is None:
                     raise DevTlbModelError(f"request {data} accepted at {ac} allocated without a free slot")
+                nreq += 1
+                warm = nreq > warmup_requests
+                if p.prefetch:
+                    for a in out.ats:         # prefetch slots this request allocated
+                        if a.prefetch and warm:
+                            slot_use[m.slots[a.tag].serial] = set()
+                    if warm:
+                        pf["requests"] += 1
+                        pf["devtlb_misses"] += out.kind != "hit"
+                        pf["pb_hits"] += out.kind == "pbhit"
+                    if out.kind == "merge" and m.slots[out.slot].prefetch:
+                        pf["merged_into_prefetch"] += warm
+                        u = slot_use.get(m.slots[out.slot].serial)
+                        if u is not None:
+                            u.add("merge")
+                    elif out.kind == "pbhit":
+                        u = slot_use.get(entry_of.get(id(pb_before[out.way]), (None, None))[1])
+                        if u is not None:
+                            u.add("pb")
             else:
                 t, ppn, pr, pw, ps, fault = data
                 s = m.slots[t] if t < p.slots else None
                 unsent = s is not None and s.sent and sent_cycle.get(t, -1) >= ac
                 if unsent:
                     s.sent = False
-                m.completion(t, ppn, pr, pw, ps, fault)
+                serial = s.serial if s is not None else None
+                pb_ids = {id(e) for e in m.pb} if p.prefetch else set()
+                out = m.completion(t, ppn, pr, pw, ps, fault)
                 if unsent:
                     s.sent = True
+                if serial in slot_use and out.kind == "completed":
+                    pf["completed"] += 1
+                    slot_use[serial].add("done")
+                for e in (m.pb if p.prefetch else []):   # the entry this completion installed
+                    if e is not None and id(e) not in pb_ids:   # (kept alive: ids are not reused)
+                        entry_of[id(e)] = (e, serial if serial in slot_use else None)
 
     perf = {}
-    last = -1
     for r in log:
         c, kind, x, y, z = int(r["cycle"]), int(r["kind"]), int(r["x"]), int(r["y"]), int(r["z"])
         if kind == LOG_PERF:
             perf[x] = y
             continue
-        if c != last:
-            last = c
         try:
             if kind == LOG_REQ:
                 pipe.append((c + L - 1, "req", (x & 0xFFFF, y, z, x >> 16 & 1), c))
@@ -192,5 +231,10 @@ def check_against_model(log: np.ndarray, man: dict, max_mismatches: int = 20) ->
             counters_checked += 1
             if m.counters[name] != v:
                 mism.append(f"counter {name}: RTL {v}, model {m.counters[name]}")
+    for u in slot_use.values():
+        if "done" in u:
+            pf["merged"] += "merge" in u
+            pf["pb_hit"] += "pb" in u
+            pf["used"] += bool(u & {"merge", "pb"})
     return {"checked": checked, "cycles": int(log["cycle"].max()) if len(log) else 0,
-            "mismatches": mism, "counters_checked": counters_checked}
+            "mismatches": mism, "counters_checked": counters_checked, "prefetch": pf}
