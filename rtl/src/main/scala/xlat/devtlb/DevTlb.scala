@@ -24,7 +24,9 @@ import xlat.common._
   * prefetch candidates; a completion's fill and its waiters; an invalidation's removal). A
   * completion or an invalidation opens a [[WriteShadow]], and an invalidation is accepted only
   * into an empty pipeline, so the arrays and the prefetch buffer never change under an operation
-  * in flight; the slot table is compared in respond, where it is current. Requests alone run
+  * in flight. A request's merge check compares its key with the slot table in pick (with
+  * `selReg`) and adds in respond the slots allocated by the operation one ahead, so it sees the
+  * table as respond would (`mergeOH`); the prefetch candidates are compared in respond. Requests alone run
   * back to back. A request is accepted only when whatever it turns out to be can be served
   * (a free demand slot and waiter, a place in the hit queue, each counting the requests in
   * flight), so nothing is ever replayed.
@@ -191,7 +193,34 @@ class DevTlb(val p: DevTlbParams) extends Module {
     pbUsed(pbIdx) := true.B
   }
   private val miss = reqNow && !won.tlbHit && !won.pbHit
-  private val mergeOH = st.holding(req.sid, req.iova)
+  // The slots allocated in this cycle's respond (the demand slot, then the prefetches), for the
+  // merge check of the request behind.
+  private val allocEvents = Wire(Vec(1 + p.histPages, new SlotAlloc(p)))
+  allocEvents.foreach { e => e.valid := false.B; e.sid := req.sid; e.page := req.iova; e.oh := 0.U }
+  /** The mergeable slot of the request in respond, one-hot. With `selReg` (latency 4) its key is
+    * compared with the slot table in pick, a cycle early, from registers, and respond only adds
+    * the slots allocated by the operation that responded in between: nothing else changes the
+    * mergeable slots in that cycle (a completion or an invalidation never has a request behind
+    * it in the pipeline, the write shadow; the drain frees only done slots, which are not
+    * mergeable; a slot freed at the end of pick is not allocated before the next cycle). The
+    * demand slot of that operation has its request's key, compared in pick as well; its
+    * prefetch slots' keys are compared here (one 68-bit compare per history page instead of one
+    * per slot). Without `selReg`, respond compares every slot itself.
+    */
+  private val mergeOH: Vec[Bool] =
+    if (!timing.selReg) st.holding(req.sid, req.iova)
+    else {
+      val kReq = k.bits.req
+      val early = RegNext(st.holding(kReq.sid, kReq.iova))
+      val sameAhead = RegNext(kReq.sid === req.sid && kReq.iova === req.iova)
+      val last = RegNext(allocEvents)
+      val lastValid = RegNext(VecInit(allocEvents.map(_.valid)), VecInit(Seq.fill(1 + p.histPages)(false.B)))
+      val hits = last.zip(lastValid).zipWithIndex.map { case ((e, v), j) =>
+        val same = if (j == 0) sameAhead else e.sid === req.sid && e.page === req.iova
+        Mux(v && same, e.oh, 0.U(p.slots.W))
+      }
+      VecInit((early.asUInt | hits.reduce(_ | _)).asBools)
+    }
   private val merge = miss && mergeOH.asUInt.orR
   private val alloc = miss && !mergeOH.asUInt.orR
   private val allocOH = st.freeDemandOH.asBools.padTo(p.slots, false.B)
@@ -202,6 +231,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
     st.addWaiter(allocOH, req.tag, req.write)
   }
   when(merge) { st.addWaiter(mergeOH, req.tag, req.write) }
+  allocEvents(0).valid := alloc
+  allocEvents(0).oh := VecInit(allocOH).asUInt
 
   // prefetch candidates of the predicted successor, in history-slot order
   private val dropped = Wire(Vec(p.histPages, Bool()))
@@ -224,6 +255,10 @@ class DevTlb(val p: DevTlbParams) extends Module {
       dropped(j) := want && !inPb && !inSlot && !freePf.reduce(_ || _)
       val oh = Seq.fill(p.ptbEntries)(false.B) ++ pfOH.map(_ && issuePf)
       when(issuePf) { st.allocate(oh, t, q, demand = false) }
+      allocEvents(1 + j).valid := issuePf
+      allocEvents(1 + j).sid := t
+      allocEvents(1 + j).page := q
+      allocEvents(1 + j).oh := VecInit(oh).asUInt
       pfPushes(j).valid := issuePf
       pfPushes(j).bits := OHToUInt(oh)
       takenPf = takenPf.zip(oh).map { case (a, b) => a || b }
@@ -410,6 +445,14 @@ class DevOp(p: DevTlbParams) extends Bundle {
   val req = new DevReq(p)
   val comp = new AtsResp(p)
   val inval = new DevInval(p)
+}
+
+/** A slot allocated in a respond cycle: its key and the slot, one-hot. */
+class SlotAlloc(p: DevTlbParams) extends Bundle {
+  val valid = Bool()
+  val sid = UInt(p.sidBits.W)
+  val page = UInt(p.pageBits.W)
+  val oh = UInt(p.slots.W)
 }
 
 class DevPick(p: DevTlbParams, pbN: Int) extends Bundle {
