@@ -114,14 +114,20 @@ class DevTlb(val p: DevTlbParams) extends Module {
 
   issue.valid := io.inval.fire || goodComp || io.req.fire
   issue.bits.kind := Mux(io.inval.fire, OpKind.Inval, Mux(io.ats_resp.fire, OpKind.Comp, OpKind.Req))
-  // a completion carries its slot's SID and page in the request fields
+  // a completion carries its slot's SID and page in the request fields. Chosen by
+  // `ats_resp.valid`, not `fire`: a request is accepted only when no completion is presented
+  // (both need !busy and no invalidation accepted, and a request also needs no completion
+  // accepted), so the two agree for every accepted operation, and the row multiplexer's select
+  // does not wait for the acceptance logic (write shadow -> busy -> fire)
   issue.bits.req := io.req.bits
-  when(io.ats_resp.fire) {
+  when(io.ats_resp.valid) {
     issue.bits.req.sid := compSlot.sid
     issue.bits.req.iova := compSlot.page
   }
   issue.bits.comp := io.ats_resp.bits
   issue.bits.inval := io.inval.bits
+  // computed at acceptance so that match compares every entry without the sizeLog2 decode
+  issue.bits.ivMask := InvalRule.pageMask(p, io.inval.bits)
   issue.bits.row := rowOf(issue.bits.req.sid, issue.bits.req.iova)
   shadow.issue(io.inval.fire || goodComp)
   tlb.io.read.valid := issue.valid
@@ -142,7 +148,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val pbSameC = VecInit(pb.io.readData.map(e => e.sid === newC.sid && e.big === newC.big && e.page === newC.page))
   // an invalidation runs alone (empty pipeline, write shadow): it compares every entry and slot
   private val ivC = c.bits.inval
-  private val ivMaskC = InvalRule.pageMask(p, ivC)
+  private val ivMaskC = c.bits.ivMask
   private val tlbCoverC = VecInit((0 until p.sets).map(i =>
     VecInit((0 until p.ways).map(w => tlbValid(i)(w) && InvalRule.covers(p, ivC, ivMaskC, tlb.io.all(i)(w))))))
   private val pbCoverC = VecInit(pb.io.all(0).zip(pbValid).map { case (e, v) => v && InvalRule.covers(p, ivC, ivMaskC, e) })
@@ -445,6 +451,8 @@ class DevOp(p: DevTlbParams) extends Bundle {
   val req = new DevReq(p)
   val comp = new AtsResp(p)
   val inval = new DevInval(p)
+  /** The invalidation's page mask (`InvalRule.pageMask`). */
+  val ivMask = UInt(p.pageBits.W)
 }
 
 /** A slot allocated in a respond cycle: its key and the slot, one-hot. */
