@@ -185,11 +185,26 @@ class Stimulus:
             vpn, ps, pcid, ccid, own, glob = own_of
             if ps in (1, 2):
                 ppn &= ~((1 << PAGE_LOW_BITS[ps]) - 1)
+        elif r.random() < 0.06:
+            # a 2 MiB page no superpage entry holds: keeps the superpage array (16 entries in
+            # the L2 configurations) filling up between flushes, so that fill.evict.sp (a
+            # required bin) happens in every run (soak --short seed 753993268: none in
+            # babelfish_l2_noshare; 5-63 per run before)
+            vpn, ps = self._fresh_2m(), 1
+            ppn &= ~((1 << PAGE_LOW_BITS[1]) - 1)
         return {"vpn": vpn & self.vmask, "ppn": ppn, "pageSize": ps,
                 "perm_r": int(r.random() < 0.85), "perm_w": int(r.random() < 0.8),
                 "perm_x": int(r.random() < 0.8), "perm_u": int(r.random() < 0.8),
                 "dirty": int(r.random() < 0.8), "global": glob, "pcid": pcid, "ccid": ccid,
                 "own": own, "pc": pc}
+
+    def _fresh_2m(self) -> int:
+        held = {e.vpn >> 9 for e in self.env.model.sp if e is not None}
+        r = self.rng
+        while True:
+            vpn = ((r.choice(self.sp_his) << 18) | (r.randrange(2, 128) << 9)) & self.vmask
+            if vpn >> 9 not in held:
+                return vpn
 
     def _trap(self):
         """A fill layered over an entry the model holds now, whose lookup (a few lookups later)
