@@ -20,7 +20,7 @@ from pathlib import Path
 
 import devtlbio
 import harness_build as hbuild
-from evalcore import build_configs, fmt_t, md_table, run_pool, say
+from evalcore import build_configs, check_summary, fmt_t, md_table, run_pool, say
 from workloads import devtlb as wl
 
 CONFIGS = ["devtlb_base", "devtlb_part", "devtlb_ptb8", "devtlb_ptb32", "devtlb_full"]
@@ -475,11 +475,8 @@ def run(args, out: Path) -> tuple[list[str], bool]:
         if d is None:
             return f"{j['config']} {j['name']}"
         g = d["fig"]
-        agree = "counters agree" if d["counters_agree"] else "COUNTER MISMATCH"
-        model = (f"model ok ({d['model_checked']})" if not d["n_mismatches"] else
-                 f"MODEL MISMATCH: {d['model_mismatches'][0][:200]}") if j["check"] else "no model check"
         return (f"{j['config']:26s} {j['name']:10s} utilization {100 * g['util']:5.1f}%  "
-                f"ATS/packet {g['ats_per_packet']:.2f}  {agree}, {model}")
+                f"ATS/packet {g['ats_per_packet']:.2f}  {check_summary(d, j['check'])}")
 
     results, failures = run_pool(jobs, lambda j: run_one(exes[j["config"]], j, args, out),
                                  workers=args.jobs, weight=weight, describe=describe, tag="devtlb run")

@@ -99,6 +99,17 @@ def run_pool(jobs: list, fn, *, workers: int, weight=lambda j: 1, describe=lambd
     return results, failures
 
 
+def check_summary(d: dict, model_checked: bool = True) -> str:
+    """How one run's result compares: the RTL counters against the harness's counts and, when
+    the run was replayed on the reference model, the model's verdict (for the progress line)."""
+    agree = "counters agree" if d["counters_agree"] else "COUNTER MISMATCH"
+    if not model_checked:
+        return f"{agree}, no model check"
+    model = (f"model ok ({d['model_checked']})" if not d["n_mismatches"] else
+             f"MODEL MISMATCH: {d['model_mismatches'][0][:200]}")
+    return f"{agree}, {model}"
+
+
 def md_table(header: list[str], rows: list[list], align: str | None = None) -> list[str]:
     """Markdown table lines; ``align`` one character per column ('l' or 'r')."""
     al = align or "l" * len(header)
