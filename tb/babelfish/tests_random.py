@@ -210,8 +210,8 @@ class Stimulus:
         """A fill layered over an entry the model holds now, whose lookup (a few lookups later)
         makes a rare priority case happen in every run, not only on lucky seeds: a private
         entry over a shared one whose PC bit rejects the requester, a private entry over a
-        global one, or a second private entry of another size for the same page (same class,
-        the 4 KiB one wins). Returns (vpn, pageSize, pcid, ccid, own, global) or None."""
+        global one, a global entry over a shared one, or a second private entry of another size
+        for the same page (same class, the 4 KiB one wins). Returns (vpn, pageSize, pcid, ccid, own, global) or None."""
         r, mask = self.rng, (1 << self.n_pc) - 1
         model = self.env.model
         present = [e for e in [e for ways in model.sets for e in ways] + list(model.sp)
@@ -221,6 +221,8 @@ class Stimulus:
                           and e.pc & mask],
             "over_global": [e for e in present if e.glob],
             "two_sizes": [e for e in present if e.own and not e.glob and e.pageSize > 0],
+            "global_over_shared": [e for e in present if self.p.sharing and not e.own
+                                   and not e.glob],
         }
         kinds = {k: v for k, v in kinds.items() if v}
         if not kinds:
@@ -236,6 +238,11 @@ class Stimulus:
         elif kind == "over_global":
             pcid, ccid, b = r.choice(self.procs)
             vpn, ps = e.vpn, e.pageSize
+        elif kind == "global_over_shared":   # a global entry over the group's shared one
+            procs = [q for q in self.procs if q[1] == e.ccid] or self.procs
+            pcid, _, b = r.choice(procs)
+            self.traps.append((e.vpn, pcid, e.ccid, b))
+            return e.vpn, e.pageSize, pcid, e.ccid, 0, 1
         else:  # a 4 KiB page inside the private superpage, same process
             pcid, ccid = e.pcid, e.ccid
             b = next((q[2] for q in self.procs if q[0] == pcid), 0)
