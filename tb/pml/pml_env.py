@@ -485,18 +485,11 @@ class PmlEnv:
         return not m.eligible()
 
     async def settle(self, timeout: int = 20000, extra: int = 4):
-        """Until the logger has been quiet for ``extra`` consecutive cycles.  Consecutive,
-        because the perf counters are registers: a CSR access is counted the cycle after its
-        response, when the model has already counted it; a background reader's access that
-        answered in the last cycle of a fixed wait left the counters one behind (seed
-        794177666)."""
-        run = [0]
-
-        def held() -> bool:
-            run[0] = run[0] + 1 if self.quiet else 0
-            return run[0] > extra
-
-        await self.loop.wait_until(held, timeout, f"the logger to stay quiet {extra} cycles")
+        """Until the logger has been quiet for ``extra`` consecutive cycles: the perf counters
+        are registers that count a CSR access the cycle after its response, when the model
+        already has (a background reader's bad access answering in the last cycle of a fixed
+        wait left them one behind: seed 794177666)."""
+        await self.loop.wait_held(lambda: self.quiet, extra, timeout, "the logger quiet")
 
     def read_counters(self) -> dict:
         return {c: int(getattr(self.dut, f"{self.pre}perf_{c}").value) for c in COUNTERS}
