@@ -38,7 +38,7 @@ async def test_random(dut):
     # the scenario first: its machine is the environment's memory
     p = PerforatedParams.from_dict(dict(load_manifest(os.environ["XLAT_MANIFEST"]).params))
     layout = rng.choice(("clustered", "dispersed"))
-    scen = FragScenario.build(seed & 0xFFFF, regions=rng.choice((4, 8, 16)),
+    scen = FragScenario.build(seed & 0xFFFF, regions=rng.choice((4, 8, 16, 64)),
                               frac=rng.choice((0.25, 0.5, 1.0)), holes=rng.choice((1, 2, 8, 16)),
                               layout=layout, allocated=rng.random() < 0.8, asid=1,
                               pa_bits=p.paBits,
