@@ -33,6 +33,7 @@ from models.perforated import (COUNTERS, RESP_FIELDS, PerforatedModel, Perforate
                                PerforatedParams, Req)
 from pml.pml_env import HoldChecker
 from xlat_tb.backpressure import Never
+from xlat_tb.coverage import Coverage
 from xlat_tb.cycle import CycleLoop, TbError
 from xlat_tb.drivers import DecoupledSource, ReadyDriver
 from xlat_tb.manifest import load_manifest
@@ -91,6 +92,16 @@ class PfEnv:
         self.stats = {k: 0 for k in ("req", "resp", "inval", "step", "done", "bad")}
         self.sources = {s: 0 for s in range(5)}
         self.faults = {}
+        # functional coverage (what the random test must reach; reported by every test)
+        self.cov = Coverage(f"{self.config}/{name}")
+        on = self.p.perforation
+        self.cov.declare("source.0", "source.1", "source.4", "fault.1", "fault.4",
+                         "read.pml4e", "read.pdpte", "read.pde", "read.pte", "inval.2",
+                         "inval.3", "hit_under_miss")
+        self.cov.declare("source.2", "source.3", "read.bitmap", "read.shadow", "read.hole",
+                         "hole.translated", required=on, why="perforation = false")
+        self.cov.declare("fault.3", "inval.0", "inval.1", "stale_walk", "bad_mem_resp",
+                         required=False, why="per test / seed")
 
     # ------------------------------------------------------------------ setup
     async def start(self, reset_cycles=5):
@@ -194,6 +205,16 @@ class PfEnv:
             if got["fault"]:
                 self.faults[got["fault"]] = self.faults.get(got["fault"], 0) + 1
             self.resp_cycles.append(c)
+            cv = self.cov
+            cv.hit(f"source.{got['source']}")
+            if got["fault"]:
+                cv.hit(f"fault.{got['fault']}")
+            elif want.hole:
+                cv.hit("hole.translated")
+            for rd in want.reads:
+                cv.hit(f"read.{rd.kind}")
+            if not want.reads and not m.idle():
+                cv.hit("hit_under_miss")
             if self.keep_responses:
                 self.responses.append((c, got, want))
         # 4. the operation of this cycle
@@ -203,13 +224,18 @@ class PfEnv:
             self._err(c, f"{n} handshakes among inval / mem_resp / req in one cycle (doc: one)")
         try:
             if acc_i is not None:
+                if any(w is not None and not w.stale for w in m.walks):
+                    self.cov.hit("stale_walk")
                 m.inval(acc_i["kind"], acc_i["asid"], acc_i["vpn"], acc_i["frame"])
+                self.cov.hit(f"inval.{acc_i['kind']}")
                 self.accepts.append((c, "inval", acc_i))
                 self.stats["inval"] += 1
             elif acc_m is not None:
                 r = m.mem_response(acc_m["id"], acc_m["rdata"], bool(acc_m["error"]))
                 self.accepts.append((c, "mem_resp", acc_m))
                 self.stats["step" if r is not None else "bad"] += 1
+                if r is None:
+                    self.cov.hit("bad_mem_resp")
             elif acc_r is not None:
                 m.request(Req(**{k: acc_r[k] for k in ("id", "vpn", "asid", "root", "cmd",
                                                         "user")}))

@@ -10,7 +10,9 @@ with random latency, out of order, with bus errors on a small fraction of reads;
 on resp and mem_req and gaps on every input; memory responses nobody waits for (at quiet
 checkpoints: in flight they would meet a read of their id).  The
 scoreboard (pf_env.py) checks every response, memory request, invalDone and ready against the
-model; counters at quiet checkpoints and at the end.
+model; counters at quiet checkpoints and at the end; functional coverage (pf_env.py bins: sources,
+faults, read kinds, invalidation kinds, holes translated, hit under miss) must reach every
+required bin.
 """
 
 from __future__ import annotations
@@ -46,6 +48,11 @@ async def test_random(dut):
                               # perforated pages (docs "perforation = false")
                               mode="perforated" if p.perforation else "splintered")
     m = scen.machine
+    # two ordinary 2 MiB pages besides the scenario's (with frac = 1 it has none)
+    for k in range(2):
+        v2 = scen.regions[-1] + 1
+        m.map_2m(1, v2, w=k)
+        scen.regions.append(v2)
     # a second address space with 4 KiB pages in and around the same regions
     asids = [1, 2] if p.asidBits > 1 else [1, 0]
     smalls = []
@@ -107,5 +114,7 @@ async def test_random(dut):
     got = env.check_counters()
     env.log.info(f"random: {env.stats}; sources {env.sources}; faults {env.faults}; "
                  f"counters {got}")
+    env.log.info(env.cov.report())
+    env.cov.assert_required()
     if env.stats["resp"] != n:
         raise TbError(f"{env.stats['resp']} responses for {n} requests")
