@@ -42,6 +42,20 @@ WALKER_PORTS = (
                              "faults", "hugeGuest", "hugeAligned", "splintered")]
 )
 
+# Port names of PerforatedL2Tlb as ../shared/spec/perforated-l2tlb.md lists them.
+PERFORATED_PORTS = (
+    ["clock", "reset", "bitmapBase", "invalDone_valid"]
+    + [f"{c}_{h}" for c in ("req", "resp", "mem_req", "mem_resp", "inval") for h in ("valid", "ready")]
+    + [f"req_bits_{f}" for f in ("id", "vpn", "asid", "root", "cmd", "user")]
+    + [f"resp_bits_{f}" for f in ("id", "fault", "ppn", "pageSize", "perm_r", "perm_w", "perm_x",
+                                  "perm_u", "source", "memReads")]
+    + [f"mem_req_bits_{f}" for f in ("id", "addr", "write", "wdata", "wmask")]
+    + [f"mem_resp_bits_{f}" for f in ("id", "rdata", "error")]
+    + [f"inval_bits_{f}" for f in ("kind", "asid", "vpn", "frame")]
+    + [f"perf_{c}" for c in ("requests", "hits4k", "hits2m", "filterSkips", "bitmapHits",
+                             "bitmapReads", "holes", "walks", "memReads")]
+)
+
 
 def generate(*args, check=False):
     cp = (BUILD / "classpath.txt").read_text().strip()
@@ -96,6 +110,17 @@ def test_named_config_emitted(config):
         assert all(p["width"] == 32 for n, p in ports.items() if n.startswith("perf_"))
         # (g+1)(h+1)-1: the spec's 24 / 35 / 15 reads of a cold walk
         assert d["coldReads"] == (d["guestLevels"] + 1) * (d["hostLevels"] + 1) - 1
+    if m["module"] == "PerforatedL2Tlb":
+        missing = [p for p in PERFORATED_PORTS if p not in ports]
+        assert not missing, f"spec ports missing: {missing}"
+        pr = m["params"]
+        assert ports["req_bits_vpn"]["width"] == 36
+        assert ports["req_bits_root"]["width"] == ports["resp_bits_ppn"]["width"] == pr["paBits"] - 12
+        assert ports["mem_req_bits_addr"]["width"] == ports["bitmapBase"]["width"] == pr["paBits"]
+        assert ports["inval_bits_frame"]["width"] == pr["paBits"] - 21
+        assert ports["req_bits_id"]["width"] == pr["idBits"] == ports["resp_bits_id"]["width"]
+        assert ports["resp_bits_source"]["width"] == 3 and ports["resp_bits_memReads"]["width"] == 4
+        assert all(p["width"] == 32 for n, p in ports.items() if n.startswith("perf_"))
     svh = (RTL / config / "params.svh").read_text()
     for k, v in m["params"].items():
         if isinstance(v, bool):
@@ -160,6 +185,31 @@ def test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="babel
 )
 def test_illegal_walker_parameter_is_one_clear_line(tmp_path, args, names):
     test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="walker")
+
+
+@pytest.mark.parametrize(
+    "args, names",
+    [
+        (["sets4k=3"], "sets4k"),
+        (["ways4k=17"], "ways4k"),
+        (["sets2m=512"], "sets2m"),
+        (["ways2m=0"], "ways2m"),
+        (["bitmapEntries=0"], "bitmapEntries"),
+        (["pwcEntries=65"], "pwcEntries"),
+        (["walkers=9"], "walkers"),
+        (["storage=latch"], "storage"),
+        (["asidBits=17"], "asidBits"),
+        (["paBits=53"], "paBits"),
+        (["respQueue=1"], "respQueue"),
+        (["invalPending=0"], "invalPending"),
+        (["storage=sram", "latency=1"], "latency"),
+        (["perforation=maybe"], "perforation"),
+    ],
+)
+def test_illegal_perforated_parameter_is_one_clear_line(tmp_path, args, names):
+    """Every check names the parameter and its range (the model's PerforatedParams has the
+    same messages)."""
+    test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="perforated")
 
 
 def test_walker_cold_reads_per_format_pair():
@@ -312,7 +362,7 @@ def test_missing_json_file(tmp_path):
 
 # The docs of each block: its Parameters table (the Default column) and its named configurations.
 DOCS = {"babelfish": "babelfish-tlb.md", "walker": "nested-walker.md", "pml": "pml-logger.md",
-        "devtlb": "devtlb.md"}
+        "devtlb": "devtlb.md", "perforated": "perforated-l2tlb.md"}
 
 # What each named configuration changes from the defaults, as README.md ("Named configurations")
 # and docs/<block>.md ("Named configurations") state it.
@@ -323,6 +373,9 @@ BABELFISH_FORMAL = {"sets": 2, "ways": 2, "superpageEntries": 2, "vpnBits": 20, 
 # manifest writes them (0 = the derived default: pfSlots = pbEntries, waitEntries = 2 * ptbEntries)
 DEVTLB = {"pfSlots": 0, "waitEntries": 0, "respQueue": 4, "invalPending": 4, "replacement": "plru",
           "latency": 4}
+# docs/perforated-l2tlb.md's **decided** rows, as for DevTlb
+PERFORATED = {"idBits": 4, "paBits": 52, "latency": 4, "respQueue": 4, "invalPending": 2,
+              "formalPorts": False}
 NAMED = {
     "babelfish_l1": ("babelfish", {}),
     "babelfish_l1_noshare": ("babelfish", {"sharing": False}),
@@ -352,6 +405,14 @@ NAMED = {
                                  "ppnBits": 21, "ptbEntries": 2, "pbEntries": 2, "histDistance": 2,
                                  "predictorEntries": 4, "historyEntries": 4, "tagBits": 2,
                                  "respQueue": 2, "invalPending": 2, "formalPorts": True}),
+    "perforated_default": ("perforated", PERFORATED),
+    "perforated_off": ("perforated", {**PERFORATED, "perforation": False}),
+    "perforated_flops": ("perforated", {**PERFORATED, "storage": "flops", "sets4k": 16, "ways4k": 4,
+                                        "sets2m": 4, "ways2m": 2, "bitmapEntries": 8, "pwcEntries": 8}),
+    "perforated_formal": ("perforated", {**PERFORATED, "storage": "flops", "sets4k": 2, "ways4k": 2,
+                                         "sets2m": 2, "ways2m": 2, "bitmapEntries": 2, "pwcEntries": 2,
+                                         "walkers": 2, "asidBits": 2, "idBits": 2, "paBits": 32,
+                                         "formalPorts": True}),
 }
 
 
