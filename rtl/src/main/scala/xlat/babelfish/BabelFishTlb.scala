@@ -24,9 +24,12 @@ import xlat.common._
   *  - respond: the winner's data makes the registered response and touches the replacement
   *    state; a fill picks its way (same key, else first invalid, else the victim); an
   *    invalidation clears the valid bits of what it removes;
-  *  - commit (latency 4): the fill's way is written one cycle after it was chosen
+  *  - commit (latency 4 and above): the fill's way is written one cycle after it was chosen
   *    ([[FillCommit]]); at lower latencies the fill writes in respond.
-  * `latency` (1 to 4 for flops, 2 to 4 for SRAM) says which stage boundaries are registers. After
+  * `latency` (1 to 4 for flops, 2 to 6 for SRAM) says which stage boundaries are registers; SRAM
+  * 5 adds a second row register after the block RAM's read register, SRAM 6 also registers the
+  * accepted operation before the read (so the block RAMs' address comes from a register), and
+  * at both a fill's way choice starts in pick. After
   * a fill or an invalidation nothing is accepted until it has landed ([[WriteShadow]]): every
   * operation sees all earlier ones, and lookups alone run back to back, one a cycle. With SRAM
   * an invalidation by PCID or CCID sweeps the sets, one per cycle, through the same pipeline.
@@ -109,7 +112,9 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   issue.bits.invalKinds := rule.kindsOf(issue.bits.inval)
   // SRAM: the set one-hot, decoded here for the later stages' per-set state (valid flags,
   // replacement words): an AND-OR over the sets instead of a multiplexer tree in their stage
-  issue.bits.setOH := (if (p.sram && p.sets > 1) UIntToOH(issue.bits.set, p.sets) else 1.U)
+  // (with opReg: decoded after the operation register instead, out of the acceptance path)
+  private def setOHOf(set: UInt): UInt = if (p.sram && p.sets > 1) UIntToOH(set, p.sets) else 1.U
+  issue.bits.setOH := (if (timing.opReg) 0.U else setOHOf(issue.bits.set))
   issue.bits.pcSelect := rule.pcSelectOf(io.lookup_req.bits)
   issue.bits.set := MuxCase(
     setOf(io.lookup_req.bits.vpn),
@@ -131,16 +136,31 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     when(sweepSet === (p.sets - 1).U) { sweeping := false.B }
   }
 
-  pages.io.read.valid := issue.valid
-  pages.io.read.bits := issue.bits.set
+  // opReg (SRAM latency 6): the accepted operation is registered once before the read, so that
+  // the block RAMs' read address and enable come from a register, not from the valids'
+  // priority and the set multiplexer of acceptance
+  private val r = {
+    val x = Stage(issue, timing.opReg)
+    if (!timing.opReg) x
+    else {
+      val y = Wire(chiselTypeOf(x))
+      y := x
+      y.bits.setOH := setOHOf(x.bits.set)
+      y
+    }
+  }
+  pages.io.read.valid := r.valid
+  pages.io.read.bits := r.bits.set
   supers.io.read.valid := false.B
   supers.io.read.bits := 0.U
 
   // ---- match stage: every candidate entry against the operation ---------------------------
   // The write shadow keeps storage unchanged from an operation's read to its last stage, so
   // the valid bits read with the row and the live superpage array agree with the row data.
-  private val c = Stage(issue, timing.readReg)
-  private val rowC = pages.io.readData.map(pageView(_, c.bits.set))
+  // rowReg (SRAM latency 5 and 6): the row registered a second time after the block RAM's read
+  // register, so that the comparators start from flops instead of the block RAM's clock-to-out
+  private val c = Stage(Stage(r, timing.readReg), timing.rowReg)
+  private val rowC = Stage.carry(pages.io.readData, timing.rowReg).map(pageView(_, c.bits.set))
   // valid bits are read here from the registered set: the write shadow keeps them as they were
   // when the row was read, and the input ports stay out of their 1-of-sets multiplexer
   private val rowValidC = pageValidRam match {
@@ -188,13 +208,27 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val rowHits = m.take(p.ways)
   private val supHits = m.drop(p.ways)
   private val pick = Wire(new Pick(p.ways + p.superpageEntries))
-  pick.sel := VecInit(
+  pick.sel := (if (!timing.rowReg) VecInit(
     rowHits.map(h => wins.map { case (cls, win) => win && cls(h) }.reduce(_ || _)) ++
       wins.map { case (cls, win) =>
         val inRow = rowHits.map(cls).reduce(_ || _)
         PriorityEncoderOH(supHits.map(cls)).map(_ && win && !inRow)
       }.transpose.map(_.reduce(_ || _))
-  )
+  ) else {
+    // the same choice, flatter (SRAM latency 5, 6): an entry of a class matching implies that
+    // class matches, so each entry needs only "no higher class matches", and a superpage entry
+    // "no entry of its class in the row or at a lower index"
+    val higher = Seq(false.B, anyPriv, anyPriv || anyGlobal)
+    val classes = Seq[ClassMatch => Bool](_.priv, _.global, _.shared)
+    VecInit(
+      rowHits.map(h => classes.zip(higher).map { case (cls, hi) => cls(h) && !hi }.reduce(_ || _)) ++
+        classes.zip(higher).map { case (cls, hi) =>
+          val inRow = rowHits.map(cls).reduce(_ || _)
+          val sup = supHits.map(cls)
+          sup.indices.map(j => sup(j) && !hi && !inRow && !(if (j == 0) false.B else sup.take(j).reduce(_ || _)))
+        }.transpose.map(_.reduce(_ || _))
+    )
+  })
   pick.hit := anyPriv || anyGlobal || anyShared
   pick.shared := !anyPriv && !anyGlobal && anyShared
 
@@ -210,6 +244,27 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
       })
   }
   private val superRmK = VecInit(Stage.carry(superTermsC, timing.hitReg).map(rule.removesBy(_, kinds)))
+
+  // With rowReg (SRAM latency 5, 6) a fill's way choice starts here, in pick, which a fill does
+  // not otherwise use: the same-key vector with the valid bits applied, and per array whether
+  // and where there is a same-key way and a free way; respond then only chooses among them and
+  // the victim. (At lower latencies respond does all of it: the flops of babelfish_l1 stay as
+  // they are.)
+  private val choiceK = if (!timing.rowReg) None else Some {
+    val sameK = Stage.carry(sameC, timing.hitReg).zip(Stage.carry(VecInit(validsC), timing.hitReg)).map {
+      case (k, v) => k && v
+    }
+    val validK = Stage.carry(VecInit(validsC), timing.hitReg)
+    def early(sameKey: Seq[Bool], vs: Seq[Bool]): EarlyWay = {
+      val e = Wire(new EarlyWay(p))
+      e.anySame := sameKey.reduce(_ || _)
+      e.sameWay := PriorityEncoder(sameKey)
+      e.anyFree := vs.map(!_).reduce(_ || _)
+      e.freeWay := PriorityEncoder(vs.map(!_))
+      e
+    }
+    VecInit(early(sameK.take(p.ways), validK.take(p.ways)), early(sameK.drop(p.ways), validK.drop(p.ways)))
+  }
 
   // ---- respond stage -----------------------------------------------------------------------
   private val s = Stage(k, timing.selReg)
@@ -253,8 +308,16 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   // computed once from that word and written into its set, instead of by update logic per set
   // with the way fanned out to every word.
   private val pageAhead = if (p.sram && timing.selReg && p.sets > 1) Some(new ReadAhead(pageRepl, setW)) else None
-  private val pageWord = pageAhead.map(a => a.word(set, RegNext(pageRepl.peekOH(k.bits.setOH))))
-  private val touchWord = pageWord.map(pageRepl.policy.touch(_, hitWay))
+  // (with rowReg the set comparison of the bypass is registered in pick: the operation in pick
+  // now is the one in respond next cycle, and the one in respond now is the one that touched)
+  private val pageWord = pageAhead.map { a =>
+    val early = RegNext(pageRepl.peekOH(k.bits.setOH))
+    if (timing.rowReg) a.wordSame(RegNext(k.bits.set === s.bits.set), early) else a.word(set, early)
+  }
+  private val touchWord = pageWord.map { pw =>
+    // (with rowReg from the one-hot winner: no encoded way in front of the tree update)
+    if (timing.rowReg) pageRepl.policy.touchOH(pw, won.sel.take(p.ways)) else pageRepl.policy.touch(pw, hitWay)
+  }
   when(lookupNow && hit) {
     when(selPage) {
       // with the read-ahead word the new word is computed once and written into the one set
@@ -263,7 +326,8 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
         case None    => pageRepl.touch(set, hitWay)
       }
     }.otherwise {
-      superRepl.touch(0.U, OHToUInt(won.sel.drop(p.ways)))
+      if (timing.rowReg) superRepl.writeOH(1.U, superRepl.policy.touchOH(superRepl.peek(0.U), won.sel.drop(p.ways)))
+      else superRepl.touch(0.U, OHToUInt(won.sel.drop(p.ways)))
     }
   }
   pageAhead.foreach(_.touched(lookupNow && hit && selPage, set, touchWord.get))
@@ -281,8 +345,20 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     val way = Mux(sameKey.reduce(_ || _), PriorityEncoder(sameKey), Mux(evict, victim, PriorityEncoder(free)))
     (way, evict)
   }
-  private val (pageWay, pageEvict) = chooseWay(same.take(p.ways), rowValid, pageVictim)
-  private val (superWay, superEvict) = chooseWay(same.drop(p.ways), superValid, superRepl.victim(0.U))
+  /** [[chooseWay]] from what pick found ([[EarlyWay]]). */
+  private def chooseEarly(e: EarlyWay, victim: UInt): (UInt, Bool) = {
+    val evict = !e.anySame && !e.anyFree
+    (Mux(e.anySame, e.sameWay, Mux(evict, victim, e.freeWay)), evict)
+  }
+  private val choiceS = choiceK.map(Stage.carry(_, timing.selReg))
+  private val (pageWay, pageEvict) = choiceS match {
+    case Some(cs) => chooseEarly(cs(0), pageVictim)
+    case None     => chooseWay(same.take(p.ways), rowValid, pageVictim)
+  }
+  private val (superWay, superEvict) = choiceS match {
+    case Some(cs) => chooseEarly(cs(1), superRepl.victim(0.U))
+    case None     => chooseWay(same.drop(p.ways), superValid, superRepl.victim(0.U))
+  }
 
   private val choice = Wire(Valid(new FillCommit(p)))
   choice.valid := fillNow && n.pageSize =/= PageSize.Reserved.U
@@ -315,7 +391,10 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
 
   // SRAM: the set's valid word as the fill leaves it (the row's bits read in match, unchanged
   // since: write shadow), written whole in commit
-  private val fillValidW = Stage.carry(VecInit(rowValid.zipWithIndex.map { case (b, i) => b || pageWay === i.U }), timing.selReg)
+  // (with rowReg: computed in commit from the registered way, out of the way choice's path)
+  private val fillValidW =
+    if (timing.rowReg) VecInit(RegNext(rowValid).zipWithIndex.map { case (b, i) => b || pageWayW === i.U })
+    else Stage.carry(VecInit(rowValid.zipWithIndex.map { case (b, i) => b || pageWay === i.U }), timing.selReg)
   when(w.valid && !w.bits.toSuper) {
     pageValid.foreach(_(w.bits.set)(pageWayW) := true.B)
     pageOwner.foreach { o =>
@@ -345,7 +424,12 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   pageValidRam.foreach { v =>
     val fillW = w.valid && !w.bits.toSuper
     val invalWord = VecInit(rowValid.zip(pageRm(0)).map { case (b, rm) => b && !rm })
-    v.write(fillW || (invalNow && !flash), Mux(fillW, w.bits.set, set), Mux(fillW, fillValidW, invalWord))
+    if (timing.rowReg) {
+      // the set one-hot registered with the commit (the commit is the cycle after respond)
+      val oh = Wire(UInt(p.sets.W))
+      oh := Mux(fillW, RegNext(s.bits.setOH), s.bits.setOH)
+      v.writeOH(fillW || (invalNow && !flash), Mux(fillW, w.bits.set, set), oh, Mux(fillW, fillValidW, invalWord))
+    } else v.write(fillW || (invalNow && !flash), Mux(fillW, w.bits.set, set), Mux(fillW, fillValidW, invalWord))
     v.flash(invalNow && flash, iv.kind === InvalKind.NonGlobal.U)
   }
   when(invalNow) {
@@ -420,6 +504,16 @@ class Pick(n: Int) extends Bundle {
   val sel = Vec(n, Bool())
   val hit = Bool()
   val shared = Bool()
+}
+
+/** What pick finds for a fill in one array (SRAM latency 5, 6): a valid way with the same key
+  * (the lowest), and the lowest invalid way.
+  */
+class EarlyWay(p: BabelFishParams) extends Bundle {
+  val anySame = Bool()
+  val sameWay = UInt(log2Ceil(p.ways.max(p.superpageEntries)).max(1).W)
+  val anyFree = Bool()
+  val freeWay = UInt(log2Ceil(p.ways.max(p.superpageEntries)).max(1).W)
 }
 
 /** A fill's chosen way, on its way from respond to commit. */

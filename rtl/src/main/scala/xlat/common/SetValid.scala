@@ -57,7 +57,7 @@ class SetValid(val sets: Int, val ways: Int) {
   }
 
   /** Write the valid bits of `set` (exact: the set's pending flash clears are dropped). Call
-    * once (one write port).
+    * once (one write port), this or [[writeOH]].
     */
   def write(en: Bool, set: UInt, valid: Seq[Bool]): Unit = {
     require(valid.size == ways)
@@ -65,6 +65,20 @@ class SetValid(val sets: Int, val ways: Int) {
       mem.write(idx(set), VecInit(valid).asUInt)
       clearAll(idx(set)) := false.B
       clearNonGlobal(idx(set)) := false.B
+    }
+  }
+
+  /** [[write]], with `setOH` (`set` one-hot, from a register) selecting the flags to drop: each
+    * set's flag then clears on its own AND instead of behind a decoder of `set`.
+    */
+  def writeOH(en: Bool, set: UInt, setOH: UInt, valid: Seq[Bool]): Unit = {
+    require(valid.size == ways && setOH.getWidth == sets)
+    when(en) { mem.write(idx(set), VecInit(valid).asUInt) }
+    for (i <- 0 until sets) {
+      when(en && setOH(i)) {
+        clearAll(i) := false.B
+        clearNonGlobal(i) := false.B
+      }
     }
   }
 
@@ -78,3 +92,4 @@ class SetValid(val sets: Int, val ways: Int) {
       }
     }
 }
+
