@@ -93,7 +93,7 @@ $(STAMP)/lint: $(STAMP)/rtl $(STAMP)/venv rtl/lint/waivers.vlt
 # shorter random runs (xlat_tb/regression.py); XLAT_SEED=N overrides every seed.
 PYTEST_JOBS ?= 2
 test: bootstrap lint
-	$(PY) -m pytest -n $(PYTEST_JOBS) tb formal sim fpga $(PYTEST_ARGS)
+	XLAT_REQUIRE_BUILD=1 $(PY) -m pytest -n $(PYTEST_JOBS) tb formal sim fpga $(PYTEST_ARGS)
 
 # ---- soak: the random tests at the issue floors with fresh seeds (printed) -------------------
 # make soak [SEEDS=50] [K=<pytest -k, default test_random>]; a failing seed prints the command
@@ -101,7 +101,7 @@ test: bootstrap lint
 SEEDS ?= 1
 K     ?= test_random
 soak: bootstrap lint
-	$(PY) tb/soak.py --seeds $(SEEDS) --jobs $(PYTEST_JOBS) -k "$(K)"
+	XLAT_REQUIRE_BUILD=1 $(PY) tb/soak.py --seeds $(SEEDS) --jobs $(PYTEST_JOBS) -k "$(K)"
 
 # ---- measure: trace-driven evaluation and FPGA synthesis (minutes; smoke runs are in make test)
 # make eval [TRACE=path/to/trace.npz] [BLOCKS=pml]   -> build/eval/report.md

@@ -31,6 +31,9 @@ from xlat_tb.manifest import load_manifest  # noqa: E402  (the one manifest read
 DEFAULT_CONFIGS = ["babelfish_l1", "babelfish_l1_noshare", "babelfish_l2", "babelfish_l2_noshare",
                    "walker_x86", "walker_x86_5", "walker_rv39", "walker_rv48", "walker_baseline",
                    "pml_default", "pml_dedup"]
+# Named configurations measured, but outside `make fpga`'s 45-minute budget on 2 cores (the
+# default list above already takes most of it); `--extra` adds them, `--configs` runs any subset.
+EXTRA_CONFIGS = ["devtlb_base", "devtlb_part", "devtlb_ptb8", "devtlb_ptb32", "devtlb_full"]
 QUICK_CONFIGS = ["babelfish_formal"]
 # Mechanism vs baseline of the same generator, for the ratio table:
 # (label, mechanism config, baseline config, what the mechanism is).
@@ -38,7 +41,10 @@ PAIRS = [("BabelFishTlb L1", "babelfish_l1", "babelfish_l1_noshare", "sharing"),
          ("BabelFishTlb L2", "babelfish_l2", "babelfish_l2_noshare", "sharing"),
          ("NestedWalker x86-64/EPT", "walker_x86", "walker_baseline",
           "16-entry guest PWC, host PWC, nested TLB + 4 walkers"),
-         ("PmlLogger", "pml_dedup", "pml_default", "8-entry dedup filter")]
+         ("PmlLogger", "pml_dedup", "pml_default", "8-entry dedup filter"),
+         ("DevTlb", "devtlb_full", "devtlb_base",
+          "partitioning + 32-entry PTB + Prefetch Unit (8-entry PB, predictor, history)"),
+         ("DevTlb PTB", "devtlb_ptb32", "devtlb_part", "PTB 32 vs 1 (both partitioned)")]
 
 
 def pipeline(manifest):
@@ -62,6 +68,10 @@ def describe(params):
         return (f"{params.get('contexts')} contexts, {params.get('entries')}-entry buffers, queue "
                 f"{params.get('queueDepth')}, {1 << int(params.get('idBits', 0))} tags, dedup "
                 f"{params.get('dedupEntries') or 'off'}")
+    if "ptbEntries" in params:  # DevTlb
+        return (f"{params.get('sets')}x{params.get('ways')}, "
+                f"{'partitioned' if params.get('partitioned') else 'shared'}, PTB {params.get('ptbEntries')}, "
+                f"PB {params.get('pbEntries') or 'off'}")
     return ", ".join(f"{k}={v}" for k, v in list(params.items())[:4])
 
 # Target device: Lattice ECP5 LFE5U-45F (44k LUT4, 108 DP16KD), CABGA381, speed grade 6 (the
@@ -436,6 +446,8 @@ def main():
     ap.add_argument("--rtl", default="build/rtl", help="generated RTL root (build/rtl)")
     ap.add_argument("--configs", nargs="+", help=f"default: {' '.join(DEFAULT_CONFIGS)}")
     ap.add_argument("--quick", action="store_true", help=f"smoke run: {' '.join(QUICK_CONFIGS)}")
+    ap.add_argument("--extra", action="store_true",
+                    help=f"also run the configurations outside the default list: {' '.join(EXTRA_CONFIGS)}")
     ap.add_argument("--jobs", type=int, default=max(1, min(2, os.cpu_count() or 1)))
     ap.add_argument("--seed", type=int, default=None,
                     help="nextpnr seed for every configuration (default: 1, babelfish_l2: 2)")
@@ -451,6 +463,8 @@ def main():
         if os.path.commonpath([d, ROOT]) != ROOT:
             raise SystemExit(f"fpga: {d} must be inside {ROOT} (YoWASP tools only see that tree)")
     configs = args.configs or (QUICK_CONFIGS if args.quick else DEFAULT_CONFIGS)
+    if args.extra:
+        configs = configs + [c for c in EXTRA_CONFIGS if c not in configs]
     os.makedirs(out_dir, exist_ok=True)
     t0 = time.time()
     if args.report_only:

@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """`make eval`: trace-driven evaluation of the generated RTL (Verilator C++ harnesses).
 
-Per block (--blocks, default babelfish,walker,pml): builds (or reuses) the harness of each
+Per block (--blocks, default babelfish,walker,pml,devtlb): builds (or reuses) the harness of each
 configuration, generates the workloads (or, for BabelFishTlb, loads an external trace with
 --trace), runs every (configuration, workload) pair with up to --jobs runs in parallel, and
 writes one section of build/eval/report.md plus the block's data files and PNG plots.
 BabelFishTlb: this file (results.csv, results.json); NestedWalker: sim/walker_eval.py
 (walker_results.csv, walker_results.json); PmlLogger: sim/pml_eval.py (pml_results.csv,
-pml_results.json). Shared machinery: sim/evalcore.py.
+pml_results.json); DevTlb: sim/devtlb_eval.py (devtlb_results.csv, devtlb_results.json). Shared
+machinery: sim/evalcore.py.
 
   python sim/eval.py --out build/eval                 # full sweep (BabelFish ~6-8 min, walker ~1-6 min)
   python sim/eval.py --out build/eval --quick         # smoke run (L1 only / two walker configs, tiny workloads)
@@ -407,8 +408,8 @@ def run_babelfish(args, out: Path) -> tuple[list[str], bool]:
     return section, True
 
 
-BLOCKS = ("babelfish", "walker", "pml")
-BLOCK_NAMES = {"babelfish": "BabelFishTlb", "walker": "NestedWalker", "pml": "PmlLogger"}
+BLOCKS = ("babelfish", "walker", "pml", "devtlb")
+BLOCK_NAMES = {"babelfish": "BabelFishTlb", "walker": "NestedWalker", "pml": "PmlLogger", "devtlb": "DevTlb"}
 
 
 def write_report(out: Path, sections: list[tuple[str, list[str], float]], wall: float, args) -> Path:
@@ -434,7 +435,8 @@ def main(argv=None) -> int:
                     help=f"comma list of {','.join(BLOCKS)} (default: all; with --trace: babelfish)")
     ap.add_argument("--trace", help="external trace (.npz or text), see sim/README.md (BabelFishTlb)")
     ap.add_argument("--quick", action="store_true",
-                    help="smoke run: L1 only, tiny workloads; two walker configs; PML 1 and 8 contexts, no sweep")
+                    help="smoke run: L1 only, tiny workloads; two walker configs; PML 1 and 8 contexts, no sweep; "
+                         "DevTlb base and full, 4 and 64 tenants")
     ap.add_argument("--levels", default=None, help="comma list of L1,L2 (default both; --quick: L1)")
     ap.add_argument("--accesses", type=int, default=None, help="accesses per built-in BabelFish workload")
     ap.add_argument("--seed", type=int, default=1)
@@ -445,10 +447,12 @@ def main(argv=None) -> int:
     ap.add_argument("--obj-root", default=str(ROOT / "build" / "eval"),
                     help="harness binaries are cached in OBJ_ROOT/obj/<config>/ (default build/eval)")
     ap.add_argument("--save-traces", action="store_true", help="also write the built-in traces as .npz")
+    import devtlb_eval
     import pml_eval
     import walker_eval
     walker_eval.add_args(ap)
     pml_eval.add_args(ap)
+    devtlb_eval.add_args(ap)
     args = ap.parse_args(argv)
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -462,7 +466,8 @@ def main(argv=None) -> int:
     sections, ok = [], True
     for b in blocks:
         t0 = time.monotonic()
-        run = {"babelfish": run_babelfish, "walker": walker_eval.run, "pml": pml_eval.run}[b]
+        run = {"babelfish": run_babelfish, "walker": walker_eval.run, "pml": pml_eval.run,
+               "devtlb": devtlb_eval.run}[b]
         lines, good = run(args, out)
         sections.append((BLOCK_NAMES[b], lines, time.monotonic() - t0))
         ok = ok and good

@@ -1,6 +1,7 @@
 """Pieces of `make eval` shared by every block's evaluation (sim/eval.py: BabelFishTlb,
-sim/walker_eval.py: NestedWalker): progress output, cached harness builds (with on-demand
-test-only configurations), the parallel run pool with progress and ETA, and Markdown tables."""
+sim/walker_eval.py: NestedWalker, sim/pml_eval.py: PmlLogger, sim/devtlb_eval.py: DevTlb):
+progress output, cached harness builds (with on-demand test-only configurations), the parallel
+run pool with progress and ETA, and Markdown tables."""
 from __future__ import annotations
 
 import concurrent.futures as cf
@@ -96,6 +97,17 @@ def run_pool(jobs: list, fn, *, workers: int, weight=lambda j: 1, describe=lambd
             eta = el * (total - done_w) / max(done_w, 1e-9)
             say(f"[{tag} {done:2d}/{len(jobs)}] {describe(j, r)}  [{fmt_t(el)} elapsed, ~{fmt_t(eta)} left]")
     return results, failures
+
+
+def check_summary(d: dict, model_checked: bool = True) -> str:
+    """How one run's result compares: the RTL counters against the harness's counts and, when
+    the run was replayed on the reference model, the model's verdict (for the progress line)."""
+    agree = "counters agree" if d["counters_agree"] else "COUNTER MISMATCH"
+    if not model_checked:
+        return f"{agree}, no model check"
+    model = (f"model ok ({d['model_checked']})" if not d["n_mismatches"] else
+             f"MODEL MISMATCH: {d['model_mismatches'][0][:200]}")
+    return f"{agree}, {model}"
 
 
 def md_table(header: list[str], rows: list[list], align: str | None = None) -> list[str]:

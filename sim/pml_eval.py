@@ -17,7 +17,7 @@ from pathlib import Path
 
 import harness_build as hbuild
 import pmlio
-from evalcore import build_configs, fmt_t, md_table, run_pool, say
+from evalcore import build_configs, check_summary, fmt_t, md_table, run_pool, say
 from workloads import pml as wl
 
 CONFIGS = ["pml_default", "pml_dedup"]
@@ -300,11 +300,8 @@ def run(args, out: Path) -> tuple[list[str], bool]:
         if d is None:
             return f"{j['config']} {j['name']}"
         g = d["fig"]
-        agree = "counters agree" if d["counters_agree"] else "COUNTER MISMATCH"
-        model = (f"model ok ({d['model_checked']})" if not d["n_mismatches"] else
-                 f"MODEL MISMATCH: {d['model_mismatches'][0][:200]}") if j["check"] else "no model check"
         return (f"{j['config']:12s} {j['name']:24s} entries/cycle {g['entries_per_cycle']:.3f}  "
-                f"exits/M {g['exits_per_M']:6.0f}  {agree}, {model}")
+                f"exits/M {g['exits_per_M']:6.0f}  {check_summary(d, j['check'])}")
 
     results, failures = run_pool(jobs, lambda j: run_one(exes[j["config"]], j, args, out),
                                  workers=args.jobs, weight=weight, describe=describe, tag="pml run")

@@ -97,6 +97,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
+from .params import check_range
 from .replacement import make_policy
 
 SRC_DEVTLB, SRC_PB, SRC_ATS = 0, 1, 2
@@ -123,10 +124,6 @@ def clog2(n: int) -> int:
 def log2up(n: int) -> int:
     """Chisel's log2Up: at least 1 bit."""
     return max(1, clog2(n))
-
-
-def _pow2(n: int) -> bool:
-    return n >= 1 and n & (n - 1) == 0
 
 
 @dataclass(frozen=True)
@@ -160,11 +157,7 @@ class DevTlbParams:
             object.__setattr__(self, "pfSlots", 0)
 
         def rng(name, lo, hi, pow2=False):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= hi or \
-                    (pow2 and not _pow2(v)):
-                kind = "a power of two in " if pow2 else ""
-                raise ValueError(f"{name} must be {kind}{lo}..{hi}, got {v}")
+            check_range(self, name, lo, hi, pow2)
 
         rng("sets", 1, 1024, True)
         rng("ways", 1, 16)

@@ -557,6 +557,7 @@ class SoftwareAgent:
         self.busy = False
         self.auto = auto
         self.move_p, self.short_p = move_p, short_p
+        self.moved = False
         self.handled = 0
         self.used_pages: set = set()
         self.reserve = None
@@ -667,7 +668,10 @@ class SoftwareAgent:
         env.poison(ctx, part)
         if not restart:
             return idx, st
-        if self.move_p and self.rng.random() < self.move_p:
+        # the first restart always moves (agent.move_buffer is a required bin: at 10% per
+        # exit a short run could miss it), later ones with probability move_p
+        if self.move_p and (not self.moved or self.rng.random() < self.move_p):
+            self.moved = True
             await env.write(ctx, addr_name, self.new_page())
             env.poison(ctx, part)
             env.cov.hit("agent.move_buffer")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from xlat_tb.generate import ensure_config
+from xlat_tb.generate import ensure_config, skip_missing
 from xlat_tb.manifest import available, load_manifest, manifest_path
 from xlat_tb.paths import SIM_BUILD
 from xlat_tb.runner import run_cocotb
@@ -33,7 +33,7 @@ def cocotb_tests() -> list[str]:
 @pytest.mark.parametrize("case", cocotb_tests())
 def test_integration(case):
     if not available(WALKER):
-        pytest.skip(f"{manifest_path(WALKER)} missing: generate the RTL first (make)")
+        skip_missing(f"{manifest_path(WALKER)} missing: generate the RTL first (make)")
     from .integration_top import generate
 
     wman = load_manifest(WALKER)

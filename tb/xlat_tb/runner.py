@@ -243,9 +243,9 @@ def run_config(config: str, test_module: str, *, run: str, testcases=None, extra
     manifest describes.  Skips (with the reason) when the configuration has not been generated.
     """
     if manifest is None and not available(config):
-        import pytest
+        from .generate import skip_missing
 
-        pytest.skip(f"{manifest_path(config)} missing: generate the RTL first (make)")
+        skip_missing(f"{manifest_path(config)} missing: generate the RTL first (make)")
     man = load_manifest(manifest if manifest is not None else config)
     return run_cocotb(name=config, sources=man.sources, toplevel=man.module,
                       test_module=test_module, run=run, testcases=testcases,

@@ -65,6 +65,16 @@ import chisel3.util._
   * touched, pinned or aged in the cycle before the landing counts from the next choice on. The
   * ageing of an eviction uses the candidates and top value of the cycle before too.
   *
+  * ==Split operations (with `split`, needs `late` and `keyIn`)==
+  * For the clock of a caller whose decision to fill or use an entry comes from deep logic but
+  * whose data do not: the data (`fillBits`, `useBits`) are given every cycle and only the
+  * enables (`fillGo`, `useGo`) when decided, so the data do not pass through the decision's
+  * multiplexers (they are registered and read only behind a registered enable); confirms and
+  * drops come as one bit per owner (`confirmMask`, `dropMask`), each entry looking up its own
+  * owner's bit. With `ahead` the entry a fill lands in also reaches the storage one-hot
+  * (decoded beside the landing's selects, not from the chosen index). The same behaviour as
+  * the plain operations.
+  *
   * Each operation (one lookup touch or one fill, any invalidations, one confirm and one drop)
   * may happen once a cycle; a fill wins over an invalidation or a drop of the same entry; an
   * owner's pin set in the cycle of its confirm or drop stays. A touch and a fill never share a
@@ -79,12 +89,14 @@ class AssocCache[T <: Data](
     reuse: Boolean = false,
     late: Boolean = false,
     keyIn: Boolean = false,
-    ahead: Boolean = false
+    ahead: Boolean = false,
+    split: Boolean = false
 ) {
   require(!keyIn || (late && sameKey.isDefined), "AssocCache: keyIn needs late and sameKey")
   require(!ahead || late, "AssocCache: ahead needs late")
+  require(!split || (late && keyIn), "AssocCache: split needs late and keyIn")
   require(n >= 1, s"AssocCache needs at least one entry, got $n")
-  private val store = FullyAssocStorage(gen, n)
+  private val store = FullyAssocStorage(gen, n, wayOH = ahead)
   private val validR = RegInit(VecInit(Seq.fill(n)(false.B)))
   private val provR = RegInit(VecInit(Seq.fill(n)(false.B)))
   private val ownerR = Reg(Vec(n, UInt(ownerBits.W)))
@@ -151,6 +163,40 @@ class AssocCache[T <: Data](
     require(keyIn, "AssocCache.fill with a same-key vector needs keyIn = true")
     fillEn := true.B; fillData := data; fillOwner := owner; sameIn := VecInit(same)
   }
+
+  // ---- with `split`: each operation's data given apart from its enable ----------------------
+  // A caller whose decision to fill or use comes from deep logic, but whose data does not, gives
+  // the data every cycle (`fillBits`, `useBits`) and the enable only when it decides
+  // (`fillGo`, `useGo`): the data then does not pass through the decision's multiplexers. With
+  // `late` the data are registered and read only when the registered enable is set.
+  private val ownersN = 1 << ownerBits
+  private val confirmM = WireDefault(VecInit(Seq.fill(ownersN)(false.B)))
+  private val dropM = WireDefault(VecInit(Seq.fill(ownersN)(false.B)))
+
+  /** With `split`: the data, owner and same-key vector of a fill asked for this cycle (`fillGo`). */
+  def fillBits(data: T, owner: UInt, same: Seq[Bool]): Unit = {
+    require(split, "AssocCache.fillBits needs split = true")
+    fillData := data; fillOwner := owner; sameIn := VecInit(same)
+  }
+  def fillGo(): Unit = { require(split, "AssocCache.fillGo needs split = true"); fillEn := true.B }
+  /** With `split`: the way and owner of a hit used this cycle (`useGo`, see `use`). */
+  def useBits(way: UInt, owner: UInt): Unit = {
+    require(split && pins, "AssocCache.useBits needs split and pins")
+    touchWay := way; pinWay := way; pinOwner := owner
+  }
+  def useGo(): Unit = { require(split && pins, "AssocCache.useGo needs split and pins"); touchEn := true.B; pinEn := true.B }
+  /** With `split`: confirm / drop the owners whose bit is set (one-hot or none), instead of by
+    * index: each entry then looks its own owner's bit up, with no compare behind the caller's
+    * choice of owner.
+    */
+  def confirmMask(m: Seq[Bool]): Unit = {
+    require(split && m.size <= ownersN); for (o <- m.indices) confirmM(o) := m(o)
+  }
+  def dropMask(m: Seq[Bool]): Unit = {
+    require(split && m.size <= ownersN); for (o <- m.indices) dropM(o) := m(o)
+  }
+  private def confirmedOwner(o: UInt): Bool = if (split) confirmM(o) else confirmEn && o === confirmOwner
+  private def droppedOwner(o: UInt): Bool = if (split) dropM(o) else dropEn && o === dropOwner
 
   def invalidate(mask: Seq[Bool]): Unit = invalMask := VecInit(mask)
   /** With `late`: the fill asked for in the previous cycle does not land. */
@@ -226,7 +272,13 @@ class AssocCache[T <: Data](
       val eClash = any(e1OHR.zip(wroteLastR).map { case (a, b) => a && b })
       val fAny = Mux(fClash, a2R, a1R)
       val idx = Mux(dupAny, OHToUInt(dupOH), Mux(fAny, Mux(fClash, f2R, f1R), Mux(eClash, e2R, e1R)))
-      (idx, (0 until n).map(i => idx === i.U), fAny, candR.toSeq, topR)
+      // The same entry one-hot, each bit from the registered indices decoded beside the
+      // selects (not decoded from `idx`, which is behind them): what the entry registers
+      // (storage enable, valid, re-reference value) start from.
+      val wOH = (0 until n).map { i =>
+        Mux(dupAny, dupOH(i), Mux(fAny, Mux(fClash, f2R === i.U, f1R === i.U), Mux(eClash, e2R === i.U, e1R === i.U)))
+      }
+      (idx, wOH, fAny, candR.toSeq, topR)
     }
   private val evicting = !dupAny && !freeAny
   /** The entry a fill this cycle writes (for proofs and counters). */
@@ -241,17 +293,18 @@ class AssocCache[T <: Data](
   store.io.write.valid := fillA
   store.io.write.bits.set := 0.U
   store.io.write.bits.way := way
+  store.io.writeWayOH.foreach(_ := VecInit(wayOH))
   store.io.write.bits.data := fillDataA
   when(fillA) { repl.fill(0.U, way, evicting && (if (ahead) true.B else way === victim)) }
   when(touchA) { repl.touch(0.U, touchWayA) }
   // A late fill lands after its owner's turn: confirmed if the owner answers in that cycle.
-  private val fillConfirmed = late.B && confirmEn && confirmOwner === fillOwnerA
+  private val fillConfirmed = late.B && confirmedOwner(fillOwnerA)
   for (i <- 0 until n) {
     val mine = ownerR(i)
     val filled = fillA && wayOH(i)
-    val dropped = dropEn && provR(i) && mine === dropOwner
+    val dropped = provR(i) && droppedOwner(mine)
     validR(i) := filled || (validR(i) && !invalMask(i) && !dropped)
-    provR(i) := (filled && !fillConfirmed) || (provR(i) && !(confirmEn && mine === confirmOwner))
+    provR(i) := (filled && !fillConfirmed) || (provR(i) && !confirmedOwner(mine))
     when(filled) { ownerR(i) := fillOwnerA }
   }
   rrpvR.zip(topA).foreach { case (rr, t) =>
@@ -265,7 +318,7 @@ class AssocCache[T <: Data](
     }
   }
   for (o <- 0 until owners) {
-    val ends = (confirmEn && confirmOwner === o.U) || (dropEn && dropOwner === o.U)
+    val ends = if (split) confirmM(o) || dropM(o) else (confirmEn && confirmOwner === o.U) || (dropEn && dropOwner === o.U)
     // Without `late` a pin set in its owner's last cycle stays; a late pin then is not set.
     val pinNow = pinA && pinOwnerA === o.U && !(late.B && ends)
     when(pinNow) { pinR(o) := UIntToOH(pinWayA, n) }.elsewhen(ends) { pinR(o) := 0.U }

@@ -15,12 +15,17 @@ import chisel3.util._
   * j > last) and each requester's grant is one OR of the requesters ahead of it (those after
   * `last` first, then from 0), with no comparator, priority encoder or final multiplexer
   * between the requests and the one-hot choice; the same choice as with the binary `last`.
+  *
+  * With `hold` and `fast`: the same choices as with `hold`, from the thermometer `last` and a
+  * held choice (`keep` is one OR of each requester's decode of the held index ANDed with its request), so the
+  * one-hot choice is a few logic levels behind the requests; `index` is encoded from it.
   */
-class RoundRobin(n: Int, hold: Boolean = true) {
+class RoundRobin(n: Int, hold: Boolean = true, fast: Boolean = false) {
+  require(!fast || hold, "RoundRobin: fast is a form of hold")
   private val bits = log2Ceil(n).max(1)
   private val last = RegInit((n - 1).U(bits.W))
   /** Without hold: `last` as a thermometer, after(j) = j > last (reset: last = n - 1, none). */
-  private val afterLast = if (hold) None else Some(RegInit(VecInit(Seq.fill(n)(false.B))))
+  private val afterLast = if (hold && !fast) None else Some(RegInit(VecInit(Seq.fill(n)(false.B))))
   private val grant = WireDefault(false.B)
   val valid: Bool = Wire(Bool())
   val index: UInt = Wire(UInt(bits.W))
@@ -38,7 +43,20 @@ class RoundRobin(n: Int, hold: Boolean = true) {
     val fresh = Mux(after.asUInt.orR, PriorityEncoder(after), PriorityEncoder(any))
     val freshOH = Mux(after.asUInt.orR, PriorityEncoderOH(after.asUInt), PriorityEncoderOH(any.asUInt))
     valid := any.asUInt.orR
-    if (!hold) {
+    if (fast) {
+      // the held choice as valid + index (one requester whatever the registers hold), each
+      // requester's kept bit one decode of it beside its request
+      val heldValid = RegInit(false.B)
+      val heldIndex = RegInit(0.U(bits.W))
+      val kept = (0 until n).map(i => heldValid && heldIndex === i.U && req(i))
+      val keep = kept.reduce(_ || _)
+      val fresh = RoundRobin.firstAfter(req, afterLast.get)
+      val oh = (0 until n).map(i => kept(i) || (!keep && fresh(i)))
+      oneHot := VecInit(oh)
+      index := OHToUInt(oh)
+      heldValid := valid && !grant
+      heldIndex := index
+    } else if (!hold) {
       val oh = RoundRobin.firstAfter(req, afterLast.get)
       oneHot := VecInit(oh)
       index := OHToUInt(oh)

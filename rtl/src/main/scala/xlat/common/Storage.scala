@@ -35,11 +35,13 @@ class SetAssocStorage[T <: Data](
     val ways: Int,
     val sram: Boolean,
     readReg: Boolean = false,
-    lutram: Boolean = false
+    lutram: Boolean = false,
+    wayOH: Boolean = false
 ) extends Module {
   require(!(sram && lutram), "SetAssocStorage: lutram is a kind of flops storage, not of sram")
   require(sets >= 1 && isPow2(sets), s"sets must be a power of 2 >= 1, got $sets")
   require(ways >= 1, s"ways must be >= 1, got $ways")
+  require(!wayOH || (sets == 1 && !sram && !lutram), "SetAssocStorage: wayOH is for one set of flops")
   val setBits = log2Ceil(sets).max(1)
   val wayBits = log2Ceil(ways).max(1)
   val readLatency = if (sram || readReg) 1 else 0
@@ -55,6 +57,10 @@ class SetAssocStorage[T <: Data](
     }))
     /** Every entry (flops only; zero-filled for sram and lutram, where no such view exists). */
     val all = Output(Vec(sets, Vec(ways, gen)))
+    /** With `wayOH`: the written way one-hot (the same as `write.way`), which the way's enable
+      * uses instead of decoding `write.way`: a caller that has it earlier than the index.
+      */
+    val writeWayOH = Option.when(wayOH)(Input(Vec(ways, Bool())))
   })
 
   private def setOf(s: UInt): UInt = if (sets == 1) 0.U else s
@@ -93,13 +99,16 @@ class SetAssocStorage[T <: Data](
     val regs = Reg(Vec(sets, Vec(ways, gen)))
     // the row register loads every cycle: its owner reads it only for a valid operation
     io.readData := (if (readReg) RegNext(regs(setOf(io.read.bits))) else regs(setOf(io.read.bits)))
-    when(io.write.valid) { regs(setOf(io.write.bits.set))(io.write.bits.way) := io.write.bits.data }
+    io.writeWayOH match {
+      case Some(oh) => for (w <- 0 until ways) when(io.write.valid && oh(w)) { regs(0)(w) := io.write.bits.data }
+      case None     => when(io.write.valid) { regs(setOf(io.write.bits.set))(io.write.bits.way) := io.write.bits.data }
+    }
     io.all := regs
   }
 }
 
 /** A fully associative array: one set whose ways are all compared every cycle, so always flops. */
 object FullyAssocStorage {
-  def apply[T <: Data](gen: T, entries: Int): SetAssocStorage[T] =
-    Module(new SetAssocStorage(gen, sets = 1, ways = entries, sram = false))
+  def apply[T <: Data](gen: T, entries: Int, wayOH: Boolean = false): SetAssocStorage[T] =
+    Module(new SetAssocStorage(gen, sets = 1, ways = entries, sram = false, wayOH = wayOH))
 }

@@ -24,7 +24,9 @@ import xlat.common._
   * prefetch candidates; a completion's fill and its waiters; an invalidation's removal). A
   * completion or an invalidation opens a [[WriteShadow]], and an invalidation is accepted only
   * into an empty pipeline, so the arrays and the prefetch buffer never change under an operation
-  * in flight; the slot table is compared in respond, where it is current. Requests alone run
+  * in flight. A request's merge check compares its key with the slot table in pick (with
+  * `selReg`) and adds in respond the slots allocated by the operation one ahead, so it sees the
+  * table as respond would (`mergeOH`); the prefetch candidates are compared in respond. Requests alone run
   * back to back. A request is accepted only when whatever it turns out to be can be served
   * (a free demand slot and waiter, a place in the hit queue, each counting the requests in
   * flight), so nothing is ever replayed.
@@ -112,14 +114,20 @@ class DevTlb(val p: DevTlbParams) extends Module {
 
   issue.valid := io.inval.fire || goodComp || io.req.fire
   issue.bits.kind := Mux(io.inval.fire, OpKind.Inval, Mux(io.ats_resp.fire, OpKind.Comp, OpKind.Req))
-  // a completion carries its slot's SID and page in the request fields
+  // a completion carries its slot's SID and page in the request fields. Chosen by
+  // `ats_resp.valid`, not `fire`: a request is accepted only when no completion is presented
+  // (both need !busy and no invalidation accepted, and a request also needs no completion
+  // accepted), so the two agree for every accepted operation, and the row multiplexer's select
+  // does not wait for the acceptance logic (write shadow -> busy -> fire)
   issue.bits.req := io.req.bits
-  when(io.ats_resp.fire) {
+  when(io.ats_resp.valid) {
     issue.bits.req.sid := compSlot.sid
     issue.bits.req.iova := compSlot.page
   }
   issue.bits.comp := io.ats_resp.bits
   issue.bits.inval := io.inval.bits
+  // computed at acceptance so that match compares every entry without the sizeLog2 decode
+  issue.bits.ivMask := InvalRule.pageMask(p, io.inval.bits)
   issue.bits.row := rowOf(issue.bits.req.sid, issue.bits.req.iova)
   shadow.issue(io.inval.fire || goodComp)
   tlb.io.read.valid := issue.valid
@@ -140,7 +148,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val pbSameC = VecInit(pb.io.readData.map(e => e.sid === newC.sid && e.big === newC.big && e.page === newC.page))
   // an invalidation runs alone (empty pipeline, write shadow): it compares every entry and slot
   private val ivC = c.bits.inval
-  private val ivMaskC = InvalRule.pageMask(p, ivC)
+  private val ivMaskC = c.bits.ivMask
   private val tlbCoverC = VecInit((0 until p.sets).map(i =>
     VecInit((0 until p.ways).map(w => tlbValid(i)(w) && InvalRule.covers(p, ivC, ivMaskC, tlb.io.all(i)(w))))))
   private val pbCoverC = VecInit(pb.io.all(0).zip(pbValid).map { case (e, v) => v && InvalRule.covers(p, ivC, ivMaskC, e) })
@@ -191,7 +199,34 @@ class DevTlb(val p: DevTlbParams) extends Module {
     pbUsed(pbIdx) := true.B
   }
   private val miss = reqNow && !won.tlbHit && !won.pbHit
-  private val mergeOH = st.holding(req.sid, req.iova)
+  // The slots allocated in this cycle's respond (the demand slot, then the prefetches), for the
+  // merge check of the request behind.
+  private val allocEvents = Wire(Vec(1 + p.histPages, new SlotAlloc(p)))
+  allocEvents.foreach { e => e.valid := false.B; e.sid := req.sid; e.page := req.iova; e.oh := 0.U }
+  /** The mergeable slot of the request in respond, one-hot. With `selReg` (latency 4) its key is
+    * compared with the slot table in pick, a cycle early, from registers, and respond only adds
+    * the slots allocated by the operation that responded in between: nothing else changes the
+    * mergeable slots in that cycle (a completion or an invalidation never has a request behind
+    * it in the pipeline, the write shadow; the drain frees only done slots, which are not
+    * mergeable; a slot freed at the end of pick is not allocated before the next cycle). The
+    * demand slot of that operation has its request's key, compared in pick as well; its
+    * prefetch slots' keys are compared here (one 68-bit compare per history page instead of one
+    * per slot). Without `selReg`, respond compares every slot itself.
+    */
+  private val mergeOH: Vec[Bool] =
+    if (!timing.selReg) st.holding(req.sid, req.iova)
+    else {
+      val kReq = k.bits.req
+      val early = RegNext(st.holding(kReq.sid, kReq.iova))
+      val sameAhead = RegNext(kReq.sid === req.sid && kReq.iova === req.iova)
+      val last = RegNext(allocEvents)
+      val lastValid = RegNext(VecInit(allocEvents.map(_.valid)), VecInit(Seq.fill(1 + p.histPages)(false.B)))
+      val hits = last.zip(lastValid).zipWithIndex.map { case ((e, v), j) =>
+        val same = if (j == 0) sameAhead else e.sid === req.sid && e.page === req.iova
+        Mux(v && same, e.oh, 0.U(p.slots.W))
+      }
+      VecInit((early.asUInt | hits.reduce(_ | _)).asBools)
+    }
   private val merge = miss && mergeOH.asUInt.orR
   private val alloc = miss && !mergeOH.asUInt.orR
   private val allocOH = st.freeDemandOH.asBools.padTo(p.slots, false.B)
@@ -202,6 +237,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
     st.addWaiter(allocOH, req.tag, req.write)
   }
   when(merge) { st.addWaiter(mergeOH, req.tag, req.write) }
+  allocEvents(0).valid := alloc
+  allocEvents(0).oh := VecInit(allocOH).asUInt
 
   // prefetch candidates of the predicted successor, in history-slot order
   private val dropped = Wire(Vec(p.histPages, Bool()))
@@ -224,6 +261,10 @@ class DevTlb(val p: DevTlbParams) extends Module {
       dropped(j) := want && !inPb && !inSlot && !freePf.reduce(_ || _)
       val oh = Seq.fill(p.ptbEntries)(false.B) ++ pfOH.map(_ && issuePf)
       when(issuePf) { st.allocate(oh, t, q, demand = false) }
+      allocEvents(1 + j).valid := issuePf
+      allocEvents(1 + j).sid := t
+      allocEvents(1 + j).page := q
+      allocEvents(1 + j).oh := VecInit(oh).asUInt
       pfPushes(j).valid := issuePf
       pfPushes(j).bits := OHToUInt(oh)
       takenPf = takenPf.zip(oh).map { case (a, b) => a || b }
@@ -410,6 +451,16 @@ class DevOp(p: DevTlbParams) extends Bundle {
   val req = new DevReq(p)
   val comp = new AtsResp(p)
   val inval = new DevInval(p)
+  /** The invalidation's page mask (`InvalRule.pageMask`). */
+  val ivMask = UInt(p.pageBits.W)
+}
+
+/** A slot allocated in a respond cycle: its key and the slot, one-hot. */
+class SlotAlloc(p: DevTlbParams) extends Bundle {
+  val valid = Bool()
+  val sid = UInt(p.sidBits.W)
+  val page = UInt(p.pageBits.W)
+  val oh = UInt(p.slots.W)
 }
 
 class DevPick(p: DevTlbParams, pbN: Int) extends Bundle {

@@ -104,15 +104,15 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private def samePrefix(a: UInt, b: UInt, level: UInt): Bool = ((a ^ b) & keep(level, a.getWidth)) === 0.U
   private val gpwc = Option.when(p.guestPwcEntries > 0)(
     new AssocCache(new GuestPwcEntry(p), p.guestPwcEntries, p.slotBits, Some((a: GuestPwcEntry, b: GuestPwcEntry) =>
-      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true, late = true, keyIn = true, ahead = true)
+      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true, late = true, keyIn = true, ahead = true, split = true)
   )
   private val hpwc = Option.when(p.hostPwcEntries > 0)(
     new AssocCache(new HostPwcEntry(p), p.hostPwcEntries, p.slotBits, Some((a: HostPwcEntry, b: HostPwcEntry) =>
-      a.vmid === b.vmid && a.level === b.level && samePrefix(a.gpn, b.gpn, a.level)), pins = true, reuse = true, late = true, keyIn = true, ahead = true)
+      a.vmid === b.vmid && a.level === b.level && samePrefix(a.gpn, b.gpn, a.level)), pins = true, reuse = true, late = true, keyIn = true, ahead = true, split = true)
   )
   private val ntlb = Option.when(p.nestedTlbEntries > 0)(
     new AssocCache(new NestedTlbEntry(p), p.nestedTlbEntries, p.slotBits, Some((a: NestedTlbEntry, b: NestedTlbEntry) =>
-      a.vmid === b.vmid && a.size === b.size && samePrefix(a.gpn, b.gpn, a.size)), pins = true, reuse = true, late = true, keyIn = true, ahead = true)
+      a.vmid === b.vmid && a.size === b.size && samePrefix(a.gpn, b.gpn, a.size)), pins = true, reuse = true, late = true, keyIn = true, ahead = true, split = true)
   )
 
   private def anyOf(x: Seq[Bool]): Bool = VecInit(x).asUInt.orR
@@ -188,6 +188,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
       cur := engine.index
       when(engine.valid) { engine.granted() }
     }
+  /** Which cache operations a slot's turn asks for (before `go`: the served slot's count). */
+  private class TurnOps extends Bundle {
+    val useG, useH, useT, fillG, fillH, fillT = Bool()
+  }
+  private case class Turn(next: WalkSlot, state: WalkState.Type, ops: TurnOps, gx: GuestPwcEntry, hx: HostPwcEntry, tx: NestedTlbEntry)
   private val hitCache = WireDefault(0.U(2.W))
   private val hitVmid = WireDefault(s.vmid)
   private val filled = WireDefault(false.B)
@@ -253,12 +258,16 @@ class NestedWalker(val p: WalkerParams) extends Module {
     * its next registers and state, which the served slot loads, and, when `go` (slot `i` is
     * served), the turn's cache operations and hit flags.
     */
-  private def turnOf(s: WalkSlot, st: WalkState.Type, i: Int, go: Bool): (WalkSlot, WalkState.Type) = {
+  private def turnOf(s: WalkSlot, st: WalkState.Type, i: Int, go: Bool): Turn = {
     val n = WireDefault(s)
     val nst = WireDefault(st)
     val canFill = !s.noFill && !io.flush.fire
+    val ops = Wire(new TurnOps)
+    ops := 0.U.asTypeOf(ops)
     def fault(code: Int, stage: Int, level: UInt, gpa: UInt): Unit = {
-      n.fault := code.U; n.faultStage := stage.U; n.faultLevel := level; n.faultGpa := gpa.pad(64); nst := Done
+      // `gpa` is always the slot's `target` (0 in Start, where it is not set yet): the response
+      // reads `faultGpa` from `target`, no register of its own (no enable behind the turn)
+      n.fault := code.U; n.faultStage := stage.U; n.faultLevel := level; nst := Done
     }
     /** The host translated `target` to frame `hpn`: read the guest entry there, or answer. */
     def hostDone(hpn: UInt, size: UInt, perm: Perm): Unit = {
@@ -280,7 +289,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
             val (hit, ent, way) = (gSelHit, gSelEnt, gSelWay)
             val level = Mux(hit, gSelNext, g.topLevel.U)
             val table = Mux(hit, ent.table, s.gTable)
-            when(go && hit) { gpwc.foreach(_.use(way, i.U)); gpwcHit := true.B; hitCache := 1.U; hitVmid := ent.vmid }
+            when(hit) { ops.useG := true.B }
+            when(go && hit) { gpwcHit := true.B; hitCache := 1.U; hitVmid := ent.vmid }
             n.gLevel := level; n.gTable := table; n.gPerm := Mux(hit, ent.perm, allPerm)
             n.target := entryAddr(table, g.index(s.gva, level), p.targetBits); n.forData := false.B
             nst := HostStart
@@ -292,13 +302,15 @@ class NestedWalker(val p: WalkerParams) extends Module {
         val (pHit, pEnt, pWay) = (pSelHit, pSelEnt, pSelWay)
         when(!inGpaRange(s.target)) { fault(Fault.Range, 1, h.topLevel.U, s.target) }
           .elsewhen(tHit) {
-            when(go) { ntlb.foreach(_.use(tWay, i.U)); ntlbHit := true.B; hitCache := 3.U; hitVmid := tEnt.vmid }
+            ops.useT := true.B
+            when(go) { ntlbHit := true.B; hitCache := 3.U; hitVmid := tEnt.vmid }
             n.hLevel := tEnt.size
             when(hostDenies(tEnt.perm, hostWrite, hostFetch)) { fault(Fault.Host, 1, tEnt.size, s.target) }
               .otherwise { hostDone(frame(tEnt.base, tEnt.size, gpn), tEnt.size, tEnt.perm) }
           }
           .otherwise {
-            when(go && pHit) { hpwc.foreach(_.use(pWay, i.U)); hpwcHit := true.B; hitCache := 2.U; hitVmid := pEnt.vmid }
+            when(pHit) { ops.useH := true.B }
+            when(go && pHit) { hpwcHit := true.B; hitCache := 2.U; hitVmid := pEnt.vmid }
             val level = Mux(pHit, pSelNext, h.topLevel.U)
             val table = Mux(pHit, pEnt.table, hostRoot)
             n.hLevel := level; n.hPerm := Mux(pHit, pEnt.perm, allPerm)
@@ -314,11 +326,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
           .elsewhen(hEntry.reserved) { fault(Fault.Reserved, 1, s.hLevel, s.target) }
           .elsewhen(hEntry.pageFault) { fault(Fault.Host, 1, s.hLevel, s.target) }
           .elsewhen(!hEntry.leaf) {
-            hpwc.foreach { c =>
-              val x = Wire(new HostPwcEntry(p))
-              x.vmid := s.vmid; x.level := s.hLevel; x.gpn := gpnOf(s.target); x.table := table; x.perm := acc
-              when(go && canFill) { c.fill(x, i.U, sameH.get); filled := true.B }
-            }
+            ops.fillH := canFill
             n.hLevel := s.hLevel - 1.U; n.hPerm := acc
             n.pteAddr := entryAddr(table, h.index(s.target, s.hLevel - 1.U), p.paBits)
             nst := ReadHost
@@ -338,11 +346,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
       is(HostLeafDone) {
         val base = hEntry.ppn(p.paBits - 13, 0) & keep(s.hLevel, p.paBits - 12)
         val gpn = gpnOf(s.target)
-        ntlb.foreach { c =>
-          val x = Wire(new NestedTlbEntry(p))
-          x.vmid := s.vmid; x.size := s.hLevel(1, 0); x.gpn := gpn; x.base := base; x.perm := s.hPerm; x.d := s.leafD
-          when(go && canFill) { c.fill(x, i.U, sameT.get); filled := true.B }
-        }
+        ops.fillT := canFill
         hostDone(frame(base, s.hLevel, gpn), s.hLevel, s.hPerm)
       }
       is(GuestEntry) {
@@ -353,11 +357,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
           .elsewhen(gEntry.reserved) { fault(Fault.Reserved, 0, s.gLevel, s.target) }
           .elsewhen(gEntry.pageFault) { fault(Fault.Guest, 0, s.gLevel, s.target) }
           .elsewhen(!gEntry.leaf) {
-            gpwc.foreach { c =>
-              val x = Wire(new GuestPwcEntry(p))
-              x.vmid := s.vmid; x.asid := s.asid; x.level := s.gLevel; x.vpn := gvpn; x.table := table; x.perm := acc
-              when(go && canFill) { c.fill(x, i.U, sameG.get); filled := true.B }
-            }
+            ops.fillG := canFill
             n.gLevel := s.gLevel - 1.U; n.gTable := table; n.gPerm := acc
             n.target := entryAddr(table, g.index(s.gva, s.gLevel - 1.U), p.targetBits); n.forData := false.B
             nst := HostStart
@@ -380,38 +380,67 @@ class NestedWalker(val p: WalkerParams) extends Module {
         nst := HostStart
       }
     }
-    (n, nst)
+    // The entries this slot's turn would fill, from its own registers (whether it fills is
+    // `ops`): selected by the registered `cur` (an AND-OR), not through the turn's conditions.
+    val gx = Wire(new GuestPwcEntry(p))
+    gx.vmid := s.vmid; gx.asid := s.asid; gx.level := s.gLevel; gx.vpn := gvpn
+    gx.table := gEntry.ppn(g.ppnWidth - 1, 0); gx.perm := g.accumulate(s.gPerm, gEntry.perm, gEntry.leaf)
+    val hx = Wire(new HostPwcEntry(p))
+    hx.vmid := s.vmid; hx.level := s.hLevel; hx.gpn := gpnOf(s.target)
+    hx.table := hEntry.ppn(p.paBits - 13, 0); hx.perm := h.accumulate(s.hPerm, hEntry.perm, hEntry.leaf)
+    val tx = Wire(new NestedTlbEntry(p))
+    tx.vmid := s.vmid; tx.size := s.hLevel(1, 0); tx.gpn := gpnOf(s.target)
+    tx.base := hEntry.ppn(p.paBits - 13, 0) & keep(s.hLevel, p.paBits - 12); tx.perm := s.hPerm; tx.d := s.leafD
+    Turn(n, nst, ops, gx, hx, tx)
   }
 
+  private val turns = (0 until W).map(i => turnOf(slot(i), state(i), i, goI(i)))
   private val turn = anyOf(goI)
   for (i <- 0 until W) {
-    val go = goI(i)
-    val (ni, nsti) = turnOf(slot(i), state(i), i, go)
-    when(go) { slot(i) := ni; state(i) := nsti }
+    when(goI(i)) { slot(i) := turns(i).next; state(i) := turns(i).state }
+  }
+  /** The served slot's cache operations: the data every cycle from `cur`, the enables from its turn. */
+  private def served(f: TurnOps => Bool): Bool = anyOf((0 until W).map(i => goI(i) && f(turns(i).ops)))
+  private val fills = Seq(served(_.fillG), served(_.fillH), served(_.fillT))
+  filled := fills.reduce(_ || _)
+  gpwc.foreach { c =>
+    c.fillBits(Mux1H(curOH, turns.map(_.gx)), cur, sameG.get); when(fills(0)) { c.fillGo() }
+    c.useBits(gSelWay, cur); when(served(_.useG)) { c.useGo() }
+  }
+  hpwc.foreach { c =>
+    c.fillBits(Mux1H(curOH, turns.map(_.hx)), cur, sameH.get); when(fills(1)) { c.fillGo() }
+    c.useBits(pSelWay, cur); when(served(_.useH)) { c.useGo() }
+  }
+  ntlb.foreach { c =>
+    c.fillBits(Mux1H(curOH, turns.map(_.tx)), cur, sameT.get); when(fills(2)) { c.fillGo() }
+    c.useBits(tSelWay, cur); when(served(_.useT)) { c.useGo() }
   }
 
   // ---- memory port -------------------------------------------------------------------------
   private val issueStates = Seq(ReadHost, ReadGuest, ReadLocked, WriteAd)
-  private val mem = new RoundRobin(W)(state.map(st => issueStates.map(_ === st).reduce(_ || _)))
-  private val m = mem.index
-  private val mWrite = state(m) === WriteAd
+  // (the round robin's one-hot choice selects the slot's fields by an AND-OR and loads the
+  // chosen slot's own registers: no index decode behind the choice)
+  private val mem = new RoundRobin(W, fast = true)(state.map(st => issueStates.map(_ === st).reduce(_ || _)))
+  private val slotWrite = state.map(_ === WriteAd)
+  private val mWrite = Mux1H(mem.oneHot, slotWrite)
+  private val ms = Mux1H(mem.oneHot, slot)
   io.mem_req.valid := mem.valid
-  io.mem_req.bits.id := slot(m).id
-  io.mem_req.bits.addr := slot(m).pteAddr
+  io.mem_req.bits.id := ms.id
+  io.mem_req.bits.addr := ms.pteAddr
   io.mem_req.bits.write := mWrite
-  io.mem_req.bits.wdata := Mux(mWrite, slot(m).adData, 0.U)
-  io.mem_req.bits.wmask := Mux(mWrite, Mux(slot(m).adHost, (1 << h.adByte).U, (1 << g.adByte).U), 0.U)
-  when(io.mem_req.fire) {
-    mem.granted()
-    state(m) := MemWait
-    slot(m).memKind := MuxLookup(state(m).asUInt, MemKind.Write.U)(
+  io.mem_req.bits.wdata := Mux(mWrite, ms.adData, 0.U)
+  io.mem_req.bits.wmask := Mux(mWrite, Mux(ms.adHost, (1 << h.adByte).U, (1 << g.adByte).U), 0.U)
+  when(io.mem_req.fire) { mem.granted() }
+  for (i <- 0 until W) when(io.mem_req.ready && mem.oneHot(i)) {
+    state(i) := MemWait
+    slot(i).memKind := MuxLookup(state(i).asUInt, MemKind.Write.U)(
       Seq(
         ReadHost.asUInt -> MemKind.HostEntry.U,
         ReadGuest.asUInt -> MemKind.GuestEntry.U,
         ReadLocked.asUInt -> MemKind.Locked.U
       )
     )
-    when(mWrite) { slot(m).memWrites := slot(m).memWrites + 1.U }.otherwise { slot(m).memReads := slot(m).memReads + 1.U }
+    when(slotWrite(i)) { slot(i).memWrites := slot(i).memWrites + 1.U }.otherwise { slot(i).memReads := slot(i).memReads + 1.U }
   }
 
   // ---- A/D locks: one read-modify-write of a leaf address at a time ---------------------------
@@ -445,7 +474,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val resume = Mux(sl.adHost, HostLeafDone, GuestLeafDone)
     val level = Mux(sl.adHost, sl.hLevel, sl.gLevel)
     def busFault(): Unit = {
-      sl.fault := Fault.Bus.U; sl.faultStage := sl.adHost.asUInt; sl.faultLevel := level; sl.faultGpa := sl.target.pad(64)
+      sl.fault := Fault.Bus.U; sl.faultStage := sl.adHost.asUInt; sl.faultLevel := level
       state(i) := Done
     }
     when(respSlot(i)) {
@@ -472,7 +501,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
   }
 
   // ---- dirty events --------------------------------------------------------------------------
-  private val dirtyPick = new RoundRobin(W)(state.map(_ === Dirty))
+  private val dirtyPick = new RoundRobin(W, fast = true)(state.map(_ === Dirty))
   private val ds = slot(dirtyPick.index)
   io.dirty.valid := dirtyPick.valid
   // Select the page numbers, not whole registers, so no slot bit is left dangling.
@@ -484,15 +513,20 @@ class NestedWalker(val p: WalkerParams) extends Module {
   when(io.dirty.fire) { dirtyPick.granted(); state(dirtyPick.index) := HostLeafDone }
 
   // ---- responses -----------------------------------------------------------------------------
-  private val respPick = new RoundRobin(W)(state.map(_ === Done))
-  private val rs = slot(respPick.index)
+  private val respPick = new RoundRobin(W, fast = true)(state.map(_ === Done))
+  // The answered slot's fields by the choice one-hot (an AND-OR, no index decode behind the
+  // round robin); a slot's bus error is known from its own register, so the caches' drop and
+  // confirm are per owner (`dropMask`): each entry looks up its own owner's bit.
+  private val rs = Mux1H(respPick.oneHot, slot)
   private val ok = rs.fault === Fault.None.U
+  private val respBus = slot.map(_.fault === Fault.Bus.U)
+  private val respFireOH = (0 until W).map(i => io.resp.ready && respPick.oneHot(i))
   io.resp.valid := respPick.valid
   io.resp.bits.id := rs.id
   io.resp.bits.fault := rs.fault
   io.resp.bits.faultLevel := rs.faultLevel
   io.resp.bits.faultStage := rs.faultStage
-  io.resp.bits.faultGpa := rs.faultGpa
+  io.resp.bits.faultGpa := Mux(ok, 0.U, rs.target.pad(64))
   io.resp.bits.ppn := Mux(ok, rs.ppn, 0.U)
   io.resp.bits.guestPageSize := Mux(ok, rs.gSize(1, 0), 0.U)
   io.resp.bits.hostPageSize := Mux(ok, rs.hSize(1, 0), 0.U)
@@ -500,12 +534,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
   io.resp.bits.perm := Mux(ok, andPerm(rs.gPerm, rs.hPerm), 0.U.asTypeOf(new Perm))
   io.resp.bits.memReads := rs.memReads
   io.resp.bits.memWrites := rs.memWrites
-  when(io.resp.fire) {
-    respPick.granted()
-    state(respPick.index) := Idle
-    for (c <- Seq(gpwc, hpwc, ntlb)) c.foreach { c =>
-      when(rs.fault === Fault.Bus.U) { c.drop(respPick.index) }.otherwise { c.confirm(respPick.index) }
-    }
+  when(io.resp.fire) { respPick.granted() }
+  for (i <- 0 until W) when(respFireOH(i)) { state(i) := Idle }
+  for (c <- Seq(gpwc, hpwc, ntlb)) c.foreach { c =>
+    c.dropMask((0 until W).map(i => respFireOH(i) && respBus(i)))
+    c.confirmMask((0 until W).map(i => respFireOH(i) && !respBus(i)))
   }
 
   // ---- flush ---------------------------------------------------------------------------------

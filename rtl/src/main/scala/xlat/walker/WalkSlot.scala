@@ -78,14 +78,14 @@ class WalkSlot(p: WalkerParams) extends Bundle {
   val adNeedD = Bool()
   val adData = UInt(64.W)
   val dirtyOnWrite = Bool()
-  // result
+  // result (a fault's GPA is `target`: every fault is of the GPA being translated, or of the
+  // guest entry whose GPA `target` holds, and 0 in Start, before `target` is set)
   val ppn = UInt((p.paBits - 12).W)
   val gSize = UInt(p.levelBits.W)
   val hSize = UInt(p.levelBits.W)
   val fault = UInt(Fault.width.W)
   val faultLevel = UInt(3.W)
   val faultStage = UInt(1.W)
-  val faultGpa = UInt(64.W)
   val memReads = UInt(8.W)
   val memWrites = UInt(8.W)
   /** A flush happened while this walk was in flight: it fills no cache. */
