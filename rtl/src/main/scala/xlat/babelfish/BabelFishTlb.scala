@@ -29,7 +29,8 @@ import xlat.common._
   * `latency` (1 to 4 for flops, 2 to 6 for SRAM) says which stage boundaries are registers; SRAM
   * 5 adds a second row register after the block RAM's read register, SRAM 6 also registers the
   * accepted operation before the read (so the block RAMs' address comes from a register), and
-  * at both a fill's way choice starts in pick. After
+  * at both the set's valid word is read with the row and registered like it (the valid bits
+  * then join the comparators in match) and a fill's way choice starts in pick. After
   * a fill or an invalidation nothing is accepted until it has landed ([[WriteShadow]]): every
   * operation sees all earlier ones, and lookups alone run back to back, one a cycle. With SRAM
   * an invalidation by PCID or CCID sweeps the sets, one per cycle, through the same pipeline.
@@ -159,24 +160,45 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   // the valid bits read with the row and the live superpage array agree with the row data.
   // rowReg (SRAM latency 5 and 6): the row registered a second time after the block RAM's read
   // register, so that the comparators start from flops instead of the block RAM's clock-to-out
-  private val c = Stage(Stage(r, timing.readReg), timing.rowReg)
+  private val b = Stage(r, timing.readReg)
+  private val c = Stage(b, timing.rowReg)
   private val rowC = Stage.carry(pages.io.readData, timing.rowReg).map(pageView(_, c.bits.set))
   // valid bits are read here from the registered set: the write shadow keeps them as they were
   // when the row was read, and the input ports stay out of their 1-of-sets multiplexer
+  // (with rowReg: the valid word is read with the row, from the read stage's set, and
+  // registered twice like the row (Yosys merges the first register into the block RAM's read
+  // port, as it does a single one); its flags are read one stage later through the registered
+  // set one-hot and registered once: the valid bits join the comparators here from flops, one
+  // LUT level, with no block-RAM clock-to-out in match)
   private val rowValidC = pageValidRam match {
+    case Some(v) if timing.rowReg =>
+      val wordB = Reg(UInt(p.ways.W))
+      val wordC = Reg(UInt(p.ways.W))
+      val allC = Reg(Bool())
+      val nonGlobalC = Reg(Bool())
+      val (all, nonGlobal) = v.readFlags(b.bits.setOH)
+      wordB := v.readWord(r.bits.set); wordC := wordB
+      allC := all; nonGlobalC := nonGlobal
+      v.applyFlags(wordC, allC, nonGlobalC, rowC.map(_.global))
     case Some(v) => v.read(c.bits.set, c.bits.setOH, rowC.map(_.global))
     case None    => pageValid.get(c.bits.set)
   }
   private val supC = supers.io.readData
   private val entriesC = rowC ++ supC
   private val validsC = rowValidC ++ superValid
-  private val newC = rule.entryOf(c.bits.fill)
+  // (rowReg: the fill's key with its VPN unaligned: the same-key compare needs equal sizes,
+  // which makes the offset bits irrelevant, so no alignment sits in front of the comparators)
+  private val newC = if (timing.rowReg) rule.keyOf(c.bits.fill) else rule.entryOf(c.bits.fill)
 
   // Valid bits join the comparisons one stage later (hit vectors in pick, same-key vector in
   // respond): the 1-of-sets multiplexer of the valid bits then runs beside the comparators
-  // instead of in front of their last gate.
-  private val hitsC = VecInit(entriesC.map(rule.lookup(_, true.B, c.bits.lookup, c.bits.pcSelect)))
-  private val sameC = VecInit(entriesC.map(rule.sameKey(_, true.B, newC)))
+  // instead of in front of their last gate. With rowReg (SRAM latency 5, 6) they come from
+  // flops (read one stage earlier, above) and join here, in match, so that pick starts from
+  // the registered vectors.
+  private val validInMatch = timing.rowReg
+  private val matchValids = if (validInMatch) validsC else validsC.map(_ => true.B)
+  private val hitsC = VecInit(entriesC.zip(matchValids).map { case (e, v) => rule.lookup(e, v, c.bits.lookup, c.bits.pcSelect) })
+  private val sameC = VecInit(entriesC.zip(matchValids).map { case (e, v) => rule.sameKey(e, v, newC) })
   // What an invalidation removes among the entries it can see here: with SRAM the set being
   // read (page kinds: the set of `vpn`; PCID / CCID: the sweep's set), with flops every entry.
   // A page kind can only remove 4 KiB entries of the page's own set, the row read: every other
@@ -191,14 +213,43 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     }))
   private val superTermsC = VecInit(supC.map(e => rule.removeTerms(e, c.bits.inval, inPage(e))))
 
+  // With rowReg (SRAM latency 5, 6) the superpage array, flops that no write changes from an
+  // operation's acceptance to its last stage (write shadow), is compared with the lookup one
+  // stage early, in the row-register stage, and match resolves its priority within each class
+  // (the lowest index: [[ClassWin]]): pick then combines the row's 12 ways with one winner and
+  // one "any" bit per class of the superpage array instead of with every superpage entry.
+  private val classes = Seq[ClassMatch => Bool](_.priv, _.global, _.shared)
+  private val supWinC = if (!timing.rowReg) None else Some {
+    val hitsB = VecInit(supers.io.readData.zip(superValid).map { case (e, v) =>
+      rule.lookup(e, v, b.bits.lookup, b.bits.pcSelect)
+    })
+    val hits = RegNext(hitsB)
+    val cw = Wire(new ClassWin(p.superpageEntries))
+    cw.sel := VecInit(classes.map(cls => VecInit(PriorityEncoderOH(hits.map(cls)))))
+    cw.any := VecInit(classes.map(cls => hits.map(cls).reduce(_ || _)))
+    cw
+  }
+  // With rowReg: per entry, whether its PCID differs from the lookup's, for the response's
+  // crossHit (a 1-of-entries bit instead of a PCID multiplexer and comparator in respond)
+  private val otherPcidC =
+    if (!timing.rowReg) None else Some(VecInit(entriesC.map(_.pcid =/= c.bits.lookup.pcid)))
+
   // ---- pick stage: the winning entry as a one-hot vector -----------------------------------
   private val k = Stage(c, timing.hitReg)
-  private val m = VecInit(Stage.carry(hitsC, timing.hitReg).zip(Stage.carry(VecInit(validsC), timing.hitReg)).map {
-    case (h, v) => h.onlyIf(v)
-  })
-  private val anyPriv = m.map(_.priv).reduce(_ || _)
-  private val anyGlobal = m.map(_.global).reduce(_ || _)
-  private val anyShared = m.map(_.shared).reduce(_ || _)
+  private val m =
+    if (validInMatch) Stage.carry(hitsC, timing.hitReg)
+    else VecInit(Stage.carry(hitsC, timing.hitReg).zip(Stage.carry(VecInit(validsC), timing.hitReg)).map {
+      case (h, v) => h.onlyIf(v)
+    })
+  private val supWinK = supWinC.map(Stage.carry(_, timing.hitReg))
+  /** Whether any entry of a class matches (with rowReg: the row's ways and the superpage winner). */
+  private def anyOf(i: Int): Bool = supWinK match {
+    case Some(sw) => m.take(p.ways).map(classes(i)).reduce(_ || _) || sw.any(i)
+    case None     => m.map(classes(i)).reduce(_ || _)
+  }
+  private val anyPriv = anyOf(0)
+  private val anyGlobal = anyOf(1)
+  private val anyShared = anyOf(2)
   // The class that serves: private > global > shared. Within a class the 4 KiB array wins, and
   // within the superpage array the lowest index. Keys are unique in an array (formal I4) and a
   // class's key fixes everything its match compares, so at most one way of the set matches per
@@ -218,14 +269,14 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     // the same choice, flatter (SRAM latency 5, 6): an entry of a class matching implies that
     // class matches, so each entry needs only "no higher class matches", and a superpage entry
     // "no entry of its class in the row or at a lower index"
+    // (the superpage array's winner per class comes from match: supWinK)
     val higher = Seq(false.B, anyPriv, anyPriv || anyGlobal)
-    val classes = Seq[ClassMatch => Bool](_.priv, _.global, _.shared)
+    val sw = supWinK.get
     VecInit(
       rowHits.map(h => classes.zip(higher).map { case (cls, hi) => cls(h) && !hi }.reduce(_ || _)) ++
-        classes.zip(higher).map { case (cls, hi) =>
-          val inRow = rowHits.map(cls).reduce(_ || _)
-          val sup = supHits.map(cls)
-          sup.indices.map(j => sup(j) && !hi && !inRow && !(if (j == 0) false.B else sup.take(j).reduce(_ || _)))
+        classes.indices.map { i =>
+          val inRow = rowHits.map(classes(i)).reduce(_ || _)
+          sw.sel(i).map(_ && !higher(i) && !inRow)
         }.transpose.map(_.reduce(_ || _))
     )
   })
@@ -251,9 +302,8 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   // the victim. (At lower latencies respond does all of it: the flops of babelfish_l1 stay as
   // they are.)
   private val choiceK = if (!timing.rowReg) None else Some {
-    val sameK = Stage.carry(sameC, timing.hitReg).zip(Stage.carry(VecInit(validsC), timing.hitReg)).map {
-      case (k, v) => k && v
-    }
+    // (the valid bits are in the same-key vector since match)
+    val sameK = Stage.carry(sameC, timing.hitReg)
     val validK = Stage.carry(VecInit(validsC), timing.hitReg)
     def early(sameKey: Seq[Bool], vs: Seq[Bool]): EarlyWay = {
       val e = Wire(new EarlyWay(p))
@@ -293,7 +343,10 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   resp.perm := Mux(hit, e.perm, 0.U.asTypeOf(e.perm))
   resp.dirty := hit && e.dirty
   resp.shared := won.shared
-  resp.crossHit := won.shared && e.pcid =/= req.pcid
+  resp.crossHit := won.shared && (otherPcidC match {
+    case Some(o) => Mux1H(won.sel, toRespond(o))
+    case None    => e.pcid =/= req.pcid
+  })
   resp.permFault := hit && AccessCmd.faults(req.cmd, req.user, e.perm, e.dirty)
 
   io.lookup_resp.valid := RegNext(lookupNow, false.B)
@@ -330,7 +383,10 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
       else superRepl.touch(0.U, OHToUInt(won.sel.drop(p.ways)))
     }
   }
-  pageAhead.foreach(_.touched(lookupNow && hit && selPage, set, touchWord.get))
+  // (with rowReg a fill, which touches nothing in respond, passes its word read ahead instead:
+  // its commit, the next cycle, computes the fill's new word from it, ReadAhead.last)
+  pageAhead.foreach(_.touched(lookupNow && hit && selPage, set,
+    if (timing.rowReg) Mux(s.bits.kind === AccessKind.Fill, pageWord.get, touchWord.get) else touchWord.get))
   private val pageVictim = pageWord.map(pageRepl.policy.victim(_)).getOrElse(pageRepl.victim(set))
 
   // ---- fill: choose the way in respond, write it in commit ---------------------------------
@@ -370,14 +426,22 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val w = Stage(choice, timing.selReg)
   // the fill's new replacement word (as ReplacementState.fill makes it), from the read-ahead
   // word: nothing else updates the set between respond and commit (write shadow)
+  // the commit's way is wide enough for either array: each array takes the bits it indexes by
+  private val pageWayW = w.bits.way(log2Ceil(p.ways).max(1) - 1, 0)
+  // (with rowReg computed in commit from the registered word, way and evict: out of the way
+  // choice's path)
   private val fillWordW = pageWord.map { pw =>
     val pol = pageRepl.policy
     val way = Wire(UInt(pol.wayBits.W))
-    way := pageWay
-    RegNext(pol.touch(Mux(pageEvict, pol.taken(pw), pw), way))
+    if (timing.rowReg) {
+      val pwW = pageAhead.get.last
+      way := pageWayW
+      pol.touch(Mux(w.bits.evict, pol.taken(pwW), pwW), way)
+    } else {
+      way := pageWay
+      RegNext(pol.touch(Mux(pageEvict, pol.taken(pw), pw), way))
+    }
   }
-  // the commit's way is wide enough for either array: each array takes the bits it indexes by
-  private val pageWayW = w.bits.way(log2Ceil(p.ways).max(1) - 1, 0)
   private val superWayW = w.bits.way(log2Ceil(p.superpageEntries).max(1) - 1, 0)
 
   pages.io.write.valid := w.valid && !w.bits.toSuper
@@ -416,7 +480,8 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   // ---- invalidation ------------------------------------------------------------------------
   private val invalNow = s.valid && s.bits.kind === AccessKind.Inval
   private val iv = s.bits.inval
-  private val flash = iv.kind === InvalKind.All.U || iv.kind === InvalKind.NonGlobal.U || InvalKind.reserved(iv.kind)
+  private def flashOf(kind: UInt): Bool = kind === InvalKind.All.U || kind === InvalKind.NonGlobal.U || InvalKind.reserved(kind)
+  private val flash = flashOf(iv.kind)
   // SRAM: the set read loses what the invalidation removes (a page kind, or a sweep's set),
   // or every set takes a flash flag (the flags are set after any write of the same cycle)
   // A fill's commit and an invalidation's respond never share a cycle (write shadow): one
@@ -428,9 +493,20 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
       // the set one-hot registered with the commit (the commit is the cycle after respond)
       val oh = Wire(UInt(p.sets.W))
       oh := Mux(fillW, RegNext(s.bits.setOH), s.bits.setOH)
-      v.writeOH(fillW || (invalNow && !flash), Mux(fillW, w.bits.set, set), oh, Mux(fillW, fillValidW, invalWord))
-    } else v.write(fillW || (invalNow && !flash), Mux(fillW, w.bits.set, set), Mux(fillW, fillValidW, invalWord))
-    v.flash(invalNow && flash, iv.kind === InvalKind.NonGlobal.U)
+      // which invalidation writes, decided in pick from its kind and registered (selReg: respond
+      // is the cycle after pick), so that the enables fanned out to every set's flags start
+      // from registers
+      val ki = k.valid && k.bits.kind === AccessKind.Inval
+      val kFlash = flashOf(k.bits.inval.kind)
+      val invalSetW = RegNext(ki && !kFlash, false.B)
+      val flashW = RegNext(ki && kFlash, false.B)
+      val flashNonGlobal = RegNext(k.bits.inval.kind === InvalKind.NonGlobal.U)
+      v.writeOH(fillW || invalSetW, Mux(fillW, w.bits.set, set), oh, Mux(fillW, fillValidW, invalWord))
+      v.flash(flashW, flashNonGlobal)
+    } else {
+      v.write(fillW || (invalNow && !flash), Mux(fillW, w.bits.set, set), Mux(fillW, fillValidW, invalWord))
+      v.flash(invalNow && flash, iv.kind === InvalKind.NonGlobal.U)
+    }
   }
   when(invalNow) {
     pageValid.foreach { pv =>
@@ -523,4 +599,13 @@ class FillCommit(p: BabelFishParams) extends Bundle {
   val toSuper = Bool()
   val way = UInt(log2Ceil(p.ways.max(p.superpageEntries)).max(1).W)
   val evict = Bool()
+}
+
+/** The superpage array's matches per class, resolved in match (SRAM latency 5, 6): `sel(c)` the
+  * lowest-index entry of class c (0 private, 1 global, 2 shared) one-hot, `any(c)` whether one
+  * matches.
+  */
+class ClassWin(n: Int) extends Bundle {
+  val sel = Vec(3, Vec(n, Bool()))
+  val any = Vec(3, Bool())
 }

@@ -255,6 +255,12 @@ class ReadAhead(state: ReplacementState, setBits: Int) {
   def wordSame(sameSet: Bool, early: UInt): UInt =
     Mux(lastValid && (if (state.oneWord) true.B else sameSet), lastWord, early)
 
+  /** The word given to [[touched]] in the cycle before, whether or not `en` was high: a caller
+    * that passes, with `en` low, a word it needs one cycle later reads it back here instead of
+    * registering it a second time (the bypass looks at it only after an enabled touch).
+    */
+  def last: UInt = lastWord
+
   /** Call once: the using stage updates `set` with `next` (its new word) when `en`. */
   def touched(en: Bool, set: UInt, next: UInt): Unit = {
     lastValid := en

@@ -56,6 +56,31 @@ class SetValid(val sets: Int, val ways: Int) {
     VecInit((0 until ways).map(i => w(i) && !all && (!nonGlobal || global(i))))
   }
 
+  /** [[read]] split over stages, for a caller that registers what it reads (the RAM read and
+    * the flags' AND-OR then end in registers instead of in front of the caller's comparators):
+    * the raw word of `set` ([[readWord]]), the set's two flags ([[readFlags]], `all` and
+    * `nonGlobal`, from `setOH` as in [[read]]), then [[applyFlags]] on the registered parts,
+    * one LUT level with the global bits of the row read.
+    */
+  def readWord(set: UInt): UInt = {
+    val word = Wire(UInt(ways.W))
+    word := mem.read(idx(set))
+    word
+  }
+
+  /** The `clearAll` and `clearNonGlobal` flags of the set `setOH` (one-hot), see [[readWord]]. */
+  def readFlags(setOH: UInt): (Bool, Bool) = {
+    require(setOH.getWidth == sets)
+    def flag(f: Vec[Bool]): Bool = (setOH & f.asUInt).orR
+    (flag(clearAll), flag(clearNonGlobal))
+  }
+
+  /** The valid bits from [[readWord]] and [[readFlags]]'s parts (registered by the caller). */
+  def applyFlags(word: UInt, all: Bool, nonGlobal: Bool, global: Seq[Bool]): Vec[Bool] = {
+    require(global.size == ways && word.getWidth == ways)
+    VecInit((0 until ways).map(i => word(i) && !all && (!nonGlobal || global(i))))
+  }
+
   /** Write the valid bits of `set` (exact: the set's pending flash clears are dropped). Call
     * once (one write port), this or [[writeOH]].
     */
