@@ -282,6 +282,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   })
   pick.hit := anyPriv || anyGlobal || anyShared
   pick.shared := !anyPriv && !anyGlobal && anyShared
+  pick.any := VecInit(anyPriv, anyGlobal, anyShared)
 
   // what an invalidation removes, from the comparisons of match and the one-hot kind
   private val kinds = k.bits.invalKinds
@@ -333,7 +334,11 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   // ---- lookup ------------------------------------------------------------------------------
   private val req = s.bits.lookup
   private val lookupNow = s.valid && s.bits.kind === AccessKind.Lookup
-  private val hit = won.hit
+  // (with rowReg `hit` and `shared` are made in respond from the three registered "any class"
+  // bits: the ORs behind pick's class priority then end in three registers instead of also in
+  // front of `hit`, which ABC built on the priority's high-fan-out ORs)
+  private val hit = if (timing.rowReg) won.any.asUInt.orR else won.hit
+  private val wonShared = if (timing.rowReg) !won.any(0) && !won.any(1) && won.any(2) else won.shared
   private val e = Mux1H(won.sel, entries)
 
   private val resp = Wire(new LookupResp(p))
@@ -342,8 +347,8 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   resp.pageSize := Mux(hit, e.pageSize, 0.U)
   resp.perm := Mux(hit, e.perm, 0.U.asTypeOf(e.perm))
   resp.dirty := hit && e.dirty
-  resp.shared := won.shared
-  resp.crossHit := won.shared && (otherPcidC match {
+  resp.shared := wonShared
+  resp.crossHit := wonShared && (otherPcidC match {
     case Some(o) => Mux1H(won.sel, toRespond(o))
     case None    => e.pcid =/= req.pcid
   })
@@ -371,7 +376,20 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     // (with rowReg from the one-hot winner: no encoded way in front of the tree update)
     if (timing.rowReg) pageRepl.policy.touchOH(pw, won.sel.take(p.ways)) else pageRepl.policy.touch(pw, hitWay)
   }
-  when(lookupNow && hit) {
+  // (with rowReg each array's touch is enabled by its own winner bits, which imply a hit: the
+  // superpage state's enables then do not wait for the set's ways)
+  private val selSuper = VecInit(won.sel.drop(p.ways)).asUInt.orR
+  if (timing.rowReg) {
+    when(lookupNow && selPage) {
+      touchWord match {
+        case Some(t) => pageRepl.writeOH(s.bits.setOH, t)
+        case None    => pageRepl.touch(set, hitWay)
+      }
+    }
+    when(lookupNow && selSuper) {
+      superRepl.writeOH(1.U, superRepl.policy.touchOH(superRepl.peek(0.U), won.sel.drop(p.ways)))
+    }
+  } else when(lookupNow && hit) {
     when(selPage) {
       // with the read-ahead word the new word is computed once and written into the one set
       touchWord match {
@@ -379,13 +397,10 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
         case None    => pageRepl.touch(set, hitWay)
       }
     }.otherwise {
-      if (timing.rowReg) superRepl.writeOH(1.U, superRepl.policy.touchOH(superRepl.peek(0.U), won.sel.drop(p.ways)))
-      else superRepl.touch(0.U, OHToUInt(won.sel.drop(p.ways)))
+      superRepl.touch(0.U, OHToUInt(won.sel.drop(p.ways)))
     }
   }
-  // (with rowReg a fill, which touches nothing in respond, passes its word read ahead instead:
-  // its commit, the next cycle, computes the fill's new word from it, ReadAhead.last)
-  pageAhead.foreach(_.touched(lookupNow && hit && selPage, set,
+  pageAhead.foreach(_.touched(lookupNow && selPage, set,
     if (timing.rowReg) Mux(s.bits.kind === AccessKind.Fill, pageWord.get, touchWord.get) else touchWord.get))
   private val pageVictim = pageWord.map(pageRepl.policy.victim(_)).getOrElse(pageRepl.victim(set))
 
@@ -472,8 +487,21 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     }
   }
   when(w.valid && w.bits.toSuper) {
-    superValid(superWayW) := true.B
+    if (!timing.rowReg) superValid(superWayW) := true.B
     superRepl.fill(0.U, superWayW, w.bits.evict)
+  }
+  // With rowReg the superpage valid bits take registered per-entry enables: set, decoded in
+  // respond from the chosen way and registered into commit; cleared, the removal mask with the
+  // invalidation's kind and valid folded in pick and registered into respond (one LUT in front
+  // of each valid flop instead of the commit's and respond's control fanned out to them)
+  if (timing.rowReg) {
+    val setW = RegNext(VecInit((0 until p.superpageEntries).map(j => choice.valid && toSuper && superWay === j.U)),
+      VecInit(Seq.fill(p.superpageEntries)(false.B)))
+    val kInval = k.valid && k.bits.kind === AccessKind.Inval
+    val clrS = RegNext(VecInit(superRmK.map(_ && kInval)), VecInit(Seq.fill(p.superpageEntries)(false.B)))
+    for (j <- 0 until p.superpageEntries) {
+      when(clrS(j)) { superValid(j) := false.B }.elsewhen(setW(j)) { superValid(j) := true.B }
+    }
   }
   private val evicted = w.valid && w.bits.evict
 
@@ -512,7 +540,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     pageValid.foreach { pv =>
       for (i <- 0 until p.sets; w <- 0 until p.ways) { when(pageRm(i)(w)) { pv(i)(w) := false.B } }
     }
-    for (j <- 0 until p.superpageEntries) {
+    if (!timing.rowReg) for (j <- 0 until p.superpageEntries) {
       when(superRm(j)) { superValid(j) := false.B }
     }
   }
@@ -574,12 +602,15 @@ class AccessOp(p: BabelFishParams) extends Bundle {
 }
 
 /** The pick stage's result: the winning entry (one-hot over the set's ways, then the
-  * superpage entries), whether there is one, and whether it is a shared entry.
+  * superpage entries), whether there is one, and whether it is a shared entry (with SRAM
+  * latency 5, 6 respond makes these two from `any` instead).
   */
 class Pick(n: Int) extends Bundle {
   val sel = Vec(n, Bool())
   val hit = Bool()
   val shared = Bool()
+  /** Whether an entry of each class matches (private, global, shared). */
+  val any = Vec(3, Bool())
 }
 
 /** What pick finds for a fill in one array (SRAM latency 5, 6): a valid way with the same key
