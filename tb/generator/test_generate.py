@@ -137,11 +137,18 @@ def test_named_sizes():
     assert l2["sets"] * l2["ways"] == 1536 and l2["storage"] == "sram" and l2["ways"] == 12
     assert not manifest(RTL / "babelfish_l1_noshare")["params"]["sharing"]
     assert not manifest(RTL / "babelfish_l2_noshare")["params"]["sharing"]
-    # doc: named configurations use latency 4 (read, hit-vector and winner registers)
-    for c in ("babelfish_l1", "babelfish_l2", "babelfish_formal"):
+    # doc: L1 and formal use latency 4 (read, hit-vector and winner registers), L2 (sram)
+    # latency 6 (also the operation registered before the read and the row after it)
+    for c in ("babelfish_l1", "babelfish_formal"):
         m = manifest(RTL / c)
         assert m["params"]["latency"] == 4
         assert m["derived"]["readReg"] and m["derived"]["hitReg"] and m["derived"]["writeShadow"] == 4
+        assert not m["derived"]["opReg"] and not m["derived"]["rowReg"]
+    for c in ("babelfish_l2", "babelfish_l2_noshare"):
+        m = manifest(RTL / c)
+        assert m["params"]["latency"] == 6
+        d = m["derived"]
+        assert d["opReg"] and d["readReg"] and d["rowReg"] and d["hitReg"] and d["writeShadow"] == 5
 
 
 @pytest.mark.parametrize(
@@ -160,6 +167,7 @@ def test_named_sizes():
         (["storage=sram", "formalPorts=true"], "formalPorts"),
         (["latency=5"], "latency"),
         (["storage=sram", "latency=1"], "latency"),
+        (["storage=sram", "latency=7"], "latency"),
     ],
 )
 def test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="babelfish"):
@@ -366,7 +374,7 @@ DOCS = {"babelfish": "babelfish-tlb.md", "walker": "nested-walker.md", "pml": "p
 
 # What each named configuration changes from the defaults, as README.md ("Named configurations")
 # and docs/<block>.md ("Named configurations") state it.
-BABELFISH_L2 = {"sets": 128, "ways": 12, "superpageEntries": 16, "storage": "sram"}
+BABELFISH_L2 = {"sets": 128, "ways": 12, "superpageEntries": 16, "storage": "sram", "latency": 6}
 BABELFISH_FORMAL = {"sets": 2, "ways": 2, "superpageEntries": 2, "vpnBits": 20, "ppnBits": 27,
                     "pcidBits": 2, "ccidBits": 2, "pcBits": 3, "formalPorts": True}
 # docs/devtlb.md's **decided** rows are not in doc_defaults' pattern: their defaults as the
