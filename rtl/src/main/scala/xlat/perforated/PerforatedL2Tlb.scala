@@ -514,34 +514,30 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     sSent(op.slot) := false.B
   }
 
-  // fills into the arrays: the way holding the key (the hit vector is the same-key vector),
-  // else the lowest invalid way, else the PLRU victim; the written way is touched
-  private val free4k = v4kS.map(!_)
-  private val any4kFree = free4k.reduce(_ || _)
-  private val way4k = Mux(won.any4k, OHToUInt(won.oh4k), Mux(any4kFree, PriorityEncoder(free4k), repl4k.victim(op.set4k)))
-  private val evicting4k = !won.any4k && !any4kFree
-  a4k.io.write.valid := fill4k
-  a4k.io.write.bits.set := op.set4k
-  a4k.io.write.bits.way := way4k
-  a4k.io.write.bits.data := fill4kE
-  when(fill4k) {
-    valid4k(row4k(op.set4k))(way4k) := true.B
-    repl4k.fill(op.set4k, way4k, evicting4k)
+  /** A fill into one array: the way holding the key (the hit vector is the same-key vector),
+    * else the lowest invalid way, else the PLRU victim; the written way is touched. Returns
+    * whether it evicts.
+    */
+  private def fillArray[T <: Data](arr: SetAssocStorage[T], valid: Vec[Vec[Bool]], repl: ReplacementState,
+      row: UInt, set: UInt, validS: Seq[Bool], hitAny: Bool, hitOH: Seq[Bool], fill: Bool, data: T): Bool = {
+    val free = validS.map(!_)
+    val anyFree = free.reduce(_ || _)
+    val way = Mux(hitAny, OHToUInt(hitOH), Mux(anyFree, PriorityEncoder(free), repl.victim(set)))
+    val evicting = !hitAny && !anyFree
+    arr.io.write.valid := fill
+    arr.io.write.bits.set := set
+    arr.io.write.bits.way := way
+    arr.io.write.bits.data := data
+    when(fill) {
+      valid(row)(way) := true.B
+      repl.fill(set, way, evicting)
+    }
+    evicting
   }
+  private val evicting4k = fillArray(a4k, valid4k, repl4k, row4k(op.set4k), op.set4k, v4kS, won.any4k, won.oh4k, fill4k, fill4kE)
+  private val evicting2m = fillArray(a2m, valid2m, repl2m, row2m(op.set2m), op.set2m, v2mS, won.any2m, won.oh2m, fill2m, fill2mE)
   evFill4k := fill4k
   evEvict4k := fill4k && evicting4k
-  private val free2m = v2mS.map(!_)
-  private val any2mFree = free2m.reduce(_ || _)
-  private val way2m = Mux(won.any2m, OHToUInt(won.oh2m), Mux(any2mFree, PriorityEncoder(free2m), repl2m.victim(op.set2m)))
-  private val evicting2m = !won.any2m && !any2mFree
-  a2m.io.write.valid := fill2m
-  a2m.io.write.bits.set := op.set2m
-  a2m.io.write.bits.way := way2m
-  a2m.io.write.bits.data := fill2mE
-  when(fill2m) {
-    valid2m(row2m(op.set2m))(way2m) := true.B
-    repl2m.fill(op.set2m, way2m, evicting2m)
-  }
   evFill2m := fill2m
   evEvict2m := fill2m && evicting2m
 
@@ -600,7 +596,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val deqNow = respq.io.deq.fire
   private val countNext = respq.io.count + enqNow.asUInt - deqNow.asUInt
   inv.update(invNow && op.last, sv.asUInt, respq.io.count - deqNow.asUInt,
-    Mux(freeing, UIntToOH(op.slot, p.walkers), 0.U), countNext, deqNow)
+    Mux(freeing, UIntToOH(op.slot, p.walkers), 0.U), deqNow, owedAfterFree = Some(countNext))
   io.invalDone.valid := inv.done
 
   // ---- counters ----------------------------------------------------------------------------
@@ -672,46 +668,4 @@ class PPick(p: PerforatedParams, pwcN: Int) extends Bundle {
   /** The shadow entry of the page's 2 MiB region. */
   val sOH = Vec(pwcN, Bool())
   val sAny = Bool()
-}
-
-/** Accepted invalidations not done yet, oldest first (docs "invalDone").
-  *
-  * Each waits for the walk slots busy when it was pushed (a bit per slot) and for the responses
-  * queued before it (`owed`: dequeues until the last of them has left). When a slot it waits for
-  * ends, its response joins the queue's tail, so `owed` becomes the queue's count after that
-  * cycle. The oldest is done, and `invalDone` pulses, in the first cycle both are zero.
-  */
-class InvalWait(n: Int, slots: Int, owedBits: Int) {
-  private val ptrBits = log2Ceil(n).max(1)
-  private val valid = RegInit(VecInit(Seq.fill(n)(false.B)))
-  private val mask = Reg(Vec(n, UInt(slots.W)))
-  private val owed = Reg(Vec(n, UInt(owedBits.W)))
-  private val head = RegInit(0.U(ptrBits.W))
-  private val tail = RegInit(0.U(ptrBits.W))
-  val count: UInt = RegInit(0.U(log2Ceil(n + 1).W))
-  private def next(x: UInt): UInt = if (isPow2(n)) (x + 1.U)(ptrBits - 1, 0) else Mux(x === (n - 1).U, 0.U, x + 1.U)
-
-  val done: Bool = valid(head) && mask(head) === 0.U && owed(head) === 0.U
-
-  /** Call once a cycle. `freeing`: the slot whose walk ended this cycle (one-hot or 0), its
-    * response enqueued; `countNext`: the queue's count after this cycle; `popped`: a dequeue.
-    */
-  def update(push: Bool, pushMask: UInt, pushOwed: UInt, freeing: UInt, countNext: UInt, popped: Bool): Unit = {
-    for (i <- 0 until n) {
-      val waited = (mask(i) & freeing).orR
-      mask(i) := mask(i) & ~freeing
-      when(waited) { owed(i) := countNext }.elsewhen(popped && owed(i) =/= 0.U) { owed(i) := owed(i) - 1.U }
-    }
-    when(done) {
-      valid(head) := false.B
-      head := next(head)
-    }
-    when(push) {
-      valid(tail) := true.B
-      mask(tail) := pushMask & ~freeing
-      owed(tail) := pushOwed
-      tail := next(tail)
-    }
-    count := count + push.asUInt - done.asUInt
-  }
 }
