@@ -1,7 +1,7 @@
 package xlat.perforated
 
-import chisel3.util.{isPow2, log2Ceil}
-import xlat.common.{LookupTiming, StorageKind}
+import chisel3.util.log2Ceil
+import xlat.common.{LookupTiming, ParamCheck, StorageKind}
 
 /** Parameters of [[PerforatedL2Tlb]]; docs/perforated-l2tlb.md ("Parameters") gives their
   * meaning and the named configurations. The reference model's `PerforatedParams`
@@ -28,10 +28,7 @@ case class PerforatedParams(
     invalPending: Int = 2,
     formalPorts: Boolean = false
 ) {
-  private def range(name: String, v: Int, lo: Int, hi: Int): Unit =
-    require(v >= lo && v <= hi, s"$name must be in $lo..$hi, got $v")
-  private def pow2(name: String, v: Int, lo: Int, hi: Int): Unit =
-    require(v >= lo && v <= hi && isPow2(v), s"$name must be a power of 2 in $lo..$hi, got $v")
+  import ParamCheck._
 
   pow2("sets4k", sets4k, 1, 1024)
   range("ways4k", ways4k, 1, 16)
