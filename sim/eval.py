@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """`make eval`: trace-driven evaluation of the generated RTL (Verilator C++ harnesses).
 
-Per block (--blocks, default babelfish,walker,pml,devtlb): builds (or reuses) the harness of each
+Per block (--blocks, default babelfish,walker,pml,devtlb,perforated): builds (or reuses) the harness of each
 configuration, generates the workloads (or, for BabelFishTlb, loads an external trace with
 --trace), runs every (configuration, workload) pair with up to --jobs runs in parallel, and
 writes one section of build/eval/report.md plus the block's data files and PNG plots.
 BabelFishTlb: this file (results.csv, results.json); NestedWalker: sim/walker_eval.py
 (walker_results.csv, walker_results.json); PmlLogger: sim/pml_eval.py (pml_results.csv,
-pml_results.json); DevTlb: sim/devtlb_eval.py (devtlb_results.csv, devtlb_results.json). Shared
+pml_results.json); DevTlb: sim/devtlb_eval.py (devtlb_results.csv, devtlb_results.json);
+PerforatedL2Tlb: sim/perforated_eval.py (perforated_results.csv, perforated_results.json). Shared
 machinery: sim/evalcore.py.
 
   python sim/eval.py --out build/eval                 # full sweep (BabelFish ~6-8 min, walker ~1-6 min)
@@ -408,8 +409,9 @@ def run_babelfish(args, out: Path) -> tuple[list[str], bool]:
     return section, True
 
 
-BLOCKS = ("babelfish", "walker", "pml", "devtlb")
-BLOCK_NAMES = {"babelfish": "BabelFishTlb", "walker": "NestedWalker", "pml": "PmlLogger", "devtlb": "DevTlb"}
+BLOCKS = ("babelfish", "walker", "pml", "devtlb", "perforated")
+BLOCK_NAMES = {"babelfish": "BabelFishTlb", "walker": "NestedWalker", "pml": "PmlLogger", "devtlb": "DevTlb",
+               "perforated": "PerforatedL2Tlb"}
 
 
 def write_report(out: Path, sections: list[tuple[str, list[str], float]], wall: float, args) -> Path:
@@ -436,7 +438,7 @@ def main(argv=None) -> int:
     ap.add_argument("--trace", help="external trace (.npz or text), see sim/README.md (BabelFishTlb)")
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: L1 only, tiny workloads; two walker configs; PML 1 and 8 contexts, no sweep; "
-                         "DevTlb base and full, 4 and 64 tenants")
+                         "DevTlb base and full, 4 and 64 tenants; PerforatedL2Tlb ideal, 10% x 8 holes, 3000 requests")
     ap.add_argument("--levels", default=None, help="comma list of L1,L2 (default both; --quick: L1)")
     ap.add_argument("--accesses", type=int, default=None, help="accesses per built-in BabelFish workload")
     ap.add_argument("--seed", type=int, default=1)
@@ -448,11 +450,13 @@ def main(argv=None) -> int:
                     help="harness binaries are cached in OBJ_ROOT/obj/<config>/ (default build/eval)")
     ap.add_argument("--save-traces", action="store_true", help="also write the built-in traces as .npz")
     import devtlb_eval
+    import perforated_eval
     import pml_eval
     import walker_eval
     walker_eval.add_args(ap)
     pml_eval.add_args(ap)
     devtlb_eval.add_args(ap)
+    perforated_eval.add_args(ap)
     args = ap.parse_args(argv)
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -467,7 +471,7 @@ def main(argv=None) -> int:
     for b in blocks:
         t0 = time.monotonic()
         run = {"babelfish": run_babelfish, "walker": walker_eval.run, "pml": pml_eval.run,
-               "devtlb": devtlb_eval.run}[b]
+               "devtlb": devtlb_eval.run, "perforated": perforated_eval.run}[b]
         lines, good = run(args, out)
         sections.append((BLOCK_NAMES[b], lines, time.monotonic() - t0))
         ok = ok and good

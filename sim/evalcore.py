@@ -1,5 +1,6 @@
 """Pieces of `make eval` shared by every block's evaluation (sim/eval.py: BabelFishTlb,
-sim/walker_eval.py: NestedWalker, sim/pml_eval.py: PmlLogger, sim/devtlb_eval.py: DevTlb):
+sim/walker_eval.py: NestedWalker, sim/pml_eval.py: PmlLogger, sim/devtlb_eval.py: DevTlb,
+sim/perforated_eval.py: PerforatedL2Tlb):
 progress output, cached harness builds (with on-demand test-only configurations), the parallel
 run pool with progress and ETA, and Markdown tables."""
 from __future__ import annotations

@@ -25,6 +25,12 @@
   counters at the end (a corrupted response is caught), the harness's counts agree with every
   perf_* counter, idle skipping is exact, and `sim/eval.py --quick --blocks devtlb` writes its
   section.
+- PerforatedL2Tlb (sim/harness/perforated.cpp) on perforated_default (perforated tables) and
+  perforated_off (their splintered twin), allocated dispersed and unallocated clustered holes on
+  a 64-region footprint: every handshake of the run replays on tb/models/perforated.py with the
+  counters at the end (a corrupted response is caught), every response equals the builder's
+  records (a wrong expectation fails the harness), its counts agree with every perf_* counter,
+  idle skipping is exact, and `sim/eval.py --quick --blocks perforated` writes its section.
 
 The harness binaries are cached under build/eval/obj/<config>/ (shared with `make eval`):
 the first run builds three of them (about 20 s per L1 configuration and 36 s for L2 on 2 cores).
@@ -550,3 +556,105 @@ def test_devtlb_quick_eval_report(tmp_path):
     assert {(r["config"], r["interleave"], r["tenants"]) for r in res} == \
         {(c, i, t) for c in DT_CONFIGS for i in ("rr", "rand") for t in (4, 16)}
     assert (out / "devtlb_util.png").stat().st_size > 1000
+
+
+# ---- PerforatedL2Tlb -------------------------------------------------------------------------
+PF_CONFIGS = ["perforated_default", "perforated_off"]
+
+
+@pytest.fixture(scope="module")
+def pf_work(tmp_path_factory):
+    """Dispersed allocated holes in half of 8 regions (the hole pages repeat: installed holes
+    hit), and clustered unallocated ones (faults) in half of 256 regions (more than the 2 MiB
+    array holds: walks, evictions); each in the perforated tables and their splintered twin."""
+    import perforatedio
+    from workloads import perforated as pwl
+
+    d = tmp_path_factory.mktemp("perforated")
+    works = {}
+    for key, kw in (("alloc", dict(regions=8, frac=0.5, holes=64, layout="dispersed", allocated=True)),
+                    ("unalloc", dict(regions=256, frac=0.5, holes=8, layout="clustered", allocated=False))):
+        for mode in ("perforated", "splintered"):
+            w = pwl.random_access(2500, mode=mode, seed=3, **kw)
+            perforatedio.write_workload(w, d / f"{key}_{mode}.mem", d / f"{key}_{mode}.trace")
+            works[(key, mode)] = w
+    return works, d
+
+
+@pytest.mark.parametrize("cfg", PF_CONFIGS)
+@pytest.mark.parametrize("key", ["alloc", "unalloc"])
+def test_perforated_harness_matches_reference_model(cfg, key, pf_work):
+    """Every response of the whole run replays on tb/models/perforated.py (every field, source and
+    memReads included, every mem_req address) with the counters at the end; the harness checked
+    every response against the builder's records and its own counts against every perf_*
+    counter; a corrupted response is caught by the replay, a wrong expectation by the harness."""
+    import perforatedio
+
+    _need_rtl(cfg)
+    works, d = pf_work
+    mode = "perforated" if cfg == "perforated_default" else "splintered"
+    w = works[(key, mode)]
+    mem, tr = d / f"{key}_{mode}.mem", d / f"{key}_{mode}.trace"
+    exe = hbuild.build(cfg, OUT)
+    st = perforatedio.run(exe, mem, tr, d / f"{cfg}_{key}.json", log=d / f"{cfg}_{key}.log", warmup=500)
+    assert st["counters_agree"] and st["protocolErrors"] == 0 and st["mismatches"] == 0
+    p = st["perf"]
+    assert p["requests"] == 2500 and p["walks"] > (100 if key == "unalloc" else 0)
+    assert p["hits2m"] + p["hits4k"] > 1000
+    if cfg == "perforated_default":
+        assert p["holes"] > 10 and p["bitmapLookups"] > 50 and p["bitmapReads"] > 10
+        assert (p["filterSkips"] > 50) == (key == "unalloc")   # clustered: most filter bits 0
+        assert (p["hits4k"] > 10) == (key == "alloc")          # allocated holes get installed
+    else:
+        assert p["holes"] == p["bitmapLookups"] == p["filterSkips"] == 0 and p["fills4k"] > 100
+    assert (p["faults"] > 0) == (key == "unalloc")
+    man = hbuild.load_manifest(cfg)
+    log = perforatedio.read_log(d / f"{cfg}_{key}.log")
+    chk = perforatedio.check_against_model(log, w, man)
+    assert chk["mismatches"] == [] and chk["counters_checked"] and chk["checked"] == 2500
+    bad = log.copy()
+    k = int(np.flatnonzero(bad["kind"] == perforatedio.L_RESP)[len(bad) // 20])
+    bad["y"][k] ^= 1
+    assert perforatedio.check_against_model(bad, w, man)["mismatches"]
+    # a response that differs from the builder's records fails the run (exit status 3)
+    import dataclasses
+    w2 = dataclasses.replace(w, exp_ppn=w.exp_ppn.copy())
+    i = int(np.flatnonzero(w.exp_ppn)[7])
+    w2.exp_ppn[i] ^= 1
+    perforatedio.write_trace(w2, d / "bad.trace")
+    with pytest.raises(RuntimeError, match="MISMATCH request"):
+        perforatedio.run(exe, mem, d / "bad.trace", d / "bad.json")
+
+
+def test_perforated_idle_skipping_is_exact(pf_work):
+    import perforatedio
+
+    _need_rtl("perforated_default")
+    works, d = pf_work
+    exe = hbuild.build("perforated_default", OUT)
+    runs = [perforatedio.run(exe, d / "alloc_perforated.mem", d / "alloc_perforated.trace", d / f"i{k}.json",
+                             warmup=500, jitter=7, exact_idle=bool(k)) for k in (0, 1)]
+    skip = {"run_seconds", "total_seconds", "cycles_per_second", "simulatedCycles", "idleCyclesSkipped",
+            "requests_per_second"}
+    a, b = ({k: v for k, v in r.items() if k not in skip} for r in runs)
+    assert a == b
+    assert runs[1]["idleCyclesSkipped"] == 0 < runs[0]["idleCyclesSkipped"]
+
+
+def test_perforated_quick_eval_report(tmp_path):
+    for cfg in PF_CONFIGS:
+        _need_rtl(cfg)
+    out = tmp_path / "eval"
+    stdout = _quick_eval(out, "perforated", "--perforated-requests", "1500")
+    assert "[perforated run  4/4]" in stdout and "MISMATCH" not in stdout
+    rep = (out / "report.md").read_text()
+    assert "## PerforatedL2Tlb" in rep and "**4 of 4 runs agree**" in rep and "4 runs, 0 mismatches**" in rep
+    assert "### Targets: 10% of the regions fragmented" in rep
+    res = json.loads((out / "perforated_results.json").read_text())["runs"]
+    assert {(r["config"], r["workload"]) for r in res} == {
+        ("perforated_default", "ideal"), ("perforated_default", "f10_h8_clus_alloc"),
+        ("perforated_default", "f10_h8_disp_alloc"), ("perforated_off", "f10_h8_disp_alloc")}
+    ideal = next(r for r in res if r["workload"] == "ideal")
+    assert ideal["perf"]["bitmapLookups"] == ideal["perf"]["holes"] == ideal["perf"]["filterSkips"] == 0
+    for png in ("perforated_reads.png", "perforated_caches.png"):
+        assert (out / png).stat().st_size > 1000

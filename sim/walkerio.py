@@ -20,9 +20,9 @@ _TB = Path(__file__).resolve().parents[1] / "tb"
 if str(_TB) not in sys.path:
     sys.path.insert(0, str(_TB))
 from harness_build import run_harness  # noqa: E402
+from memimage import MEM_MAGIC, write_memory  # noqa: E402,F401  (shared with perforatedio)
 from models.walker import SparseMemory, WalkRequest, WalkerConfig, walk  # noqa: E402
 
-MEM_MAGIC = b"XLATWM01"
 TRACE_MAGIC = b"XLATWT01"
 REQ_FIELDS = ("gva", "asid", "vmid", "gRoot", "hRoot", "cmd", "user")
 REQ_DTYPES = {"gva": "<u8", "asid": "<u4", "vmid": "<u4", "gRoot": "<u8", "hRoot": "<u8",
@@ -33,21 +33,6 @@ LOG_DTYPE = np.dtype([
     ("memReads", "u1"), ("memWrites", "u1"), ("pad", "u1", 3), ("ppn", "<u8"),
     ("faultGpa", "<u8"), ("latency", "<u4"), ("pad3", "<u4")])
 assert LOG_DTYPE.itemsize == 40
-
-
-def write_memory(words: dict, path) -> int:
-    """Little-endian: "XLATWM01", u64 n, u64 addr[n], u64 data[n] (sorted by address)."""
-    items = sorted(words.items())
-    addr = np.fromiter((a for a, _ in items), dtype="<u8", count=len(items))
-    data = np.fromiter((v for _, v in items), dtype="<u8", count=len(items))
-    if len(addr) and np.any(addr & 7):
-        raise ValueError("memory image: word addresses must be 8-byte aligned")
-    with open(path, "wb") as f:
-        f.write(MEM_MAGIC)
-        f.write(np.uint64(len(addr)).tobytes())
-        f.write(addr.tobytes())
-        f.write(data.tobytes())
-    return len(addr)
 
 
 def write_trace(req: dict, path) -> int:

@@ -1,7 +1,9 @@
 // xlat sim: pieces shared by the Verilator harnesses of sim/harness/ (harness.cpp for
-// BabelFishTlb, walker.cpp for NestedWalker, pml.cpp for PmlLogger): errors, masks, binary
-// input, percentiles, a small JSON writer, command-line parsing, a seeded random source, the
-// latency memory's response queue, the perf-counter cross-check, and exact idle-cycle skipping.
+// BabelFishTlb, walker.cpp for NestedWalker, pml.cpp for PmlLogger, devtlb.cpp for DevTlb,
+// perforated.cpp for PerforatedL2Tlb): errors, masks, binary input, the memory image
+// (load_memory), percentiles, a small JSON writer, command-line parsing, a seeded random source,
+// the latency memory's response queue, the perf-counter cross-check, and exact idle-cycle
+// skipping.
 #pragma once
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <functional>
 #include <queue>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace xlat {
@@ -46,6 +49,27 @@ inline FILE* open_input(const char* path, const char* magic) {
     if (std::fread(m, 1, 8, f) != 8 || std::memcmp(m, magic, 8) != 0)
         die("%s is not an xlat harness input (magic %s)", path, magic);
     return f;
+}
+
+// The memory image of a harness with page tables in memory (walker.cpp, perforated.cpp),
+// written by sim/memimage.py: "XLATWM01", u64 n, u64 addr[n], u64 data[n] (sparse 64-bit
+// words, byte addresses 8-byte aligned; a word not in the image reads 0).
+inline std::unordered_map<uint64_t, uint64_t> load_memory(const char* path) {
+    FILE* f = open_input(path, "XLATWM01");
+    uint64_t n;
+    if (std::fread(&n, 8, 1, f) != 1) die("short header in %s", path);
+    std::vector<uint64_t> addr, data;
+    readv(f, addr, n, "addr");
+    readv(f, data, n, "data");
+    std::fclose(f);
+    std::unordered_map<uint64_t, uint64_t> m;
+    m.reserve(n * 2);
+    for (uint64_t k = 0; k < n; k++) {
+        if (addr[k] & 7) die("memory image word %llu: address %#llx is not 8-byte aligned",
+                             (unsigned long long)k, (unsigned long long)addr[k]);
+        m[addr[k]] = data[k];
+    }
+    return m;
 }
 
 inline double pct(std::vector<uint64_t> v, double q) {

@@ -60,24 +60,6 @@ Trace load_trace(const char* path) {
     return t;
 }
 
-std::unordered_map<uint64_t, uint64_t> load_memory(const char* path) {
-    FILE* f = xlat::open_input(path, "XLATWM01");
-    uint64_t n;
-    if (std::fread(&n, 8, 1, f) != 1) die("short header in %s", path);
-    std::vector<uint64_t> addr, data;
-    xlat::readv(f, addr, n, "addr");
-    xlat::readv(f, data, n, "data");
-    std::fclose(f);
-    std::unordered_map<uint64_t, uint64_t> m;
-    m.reserve(n * 2);
-    for (uint64_t k = 0; k < n; k++) {
-        if (addr[k] & 7) die("memory image word %llu: address %#llx is not 8-byte aligned",
-                             (unsigned long long)k, (unsigned long long)addr[k]);
-        m[addr[k]] = data[k];
-    }
-    return m;
-}
-
 // One response record of --log (little-endian, 40 bytes; sim/walkerio.py LOG_DTYPE).
 #pragma pack(push, 1)
 struct Rec {
@@ -134,7 +116,7 @@ int main(int argc, char** argv) {
     if (o.latency < 1) die("--latency must be at least 1");
 
     auto t0 = std::chrono::steady_clock::now();
-    auto mem = load_memory(o.mem.c_str());
+    auto mem = xlat::load_memory(o.mem.c_str());
     const Trace tr = load_trace(o.trace.c_str());
     const uint64_t n = tr.size();
     const uint64_t nIds = 1ULL << P_ID_BITS;
