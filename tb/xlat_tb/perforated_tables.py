@@ -453,16 +453,18 @@ class FragScenario:
                 m.map_2m(asid, v2)
         return cls(m, asid, vs, fr)
 
-    def change(self, rng: random.Random, n: int = 1, allocated: bool = True) -> list:
+    def change(self, rng: random.Random, n: int = 1, allocated: bool = True,
+               keep: frozenset = frozenset()) -> list:
         """A phase change: ``n`` times, patch a hole of a fragmented region or punch a new
-        one (half each, a punch when the region has none).  Returns the invalidations the OS
-        sends afterwards, in order."""
+        one (half each, a punch when the region has none).  Holes whose VPN is in ``keep``
+        are never patched.  Returns the invalidations the OS sends afterwards, in order."""
         m, out = self.machine, []
         for _ in range(n):
             v2 = rng.choice(self.fragmented)
             rec = m.space(self.asid).large[v2]
-            if rec.holes and rng.random() < 0.5:
-                out += m.patch_hole(self.asid, v2, rng.choice(sorted(rec.holes)))
+            patchable = [i for i in sorted(rec.holes) if (v2 << 9) | i not in keep]
+            if patchable and rng.random() < 0.5:
+                out += m.patch_hole(self.asid, v2, rng.choice(patchable))
             else:
                 free = [i for i in range(512) if i not in rec.holes]
                 out += m.punch_hole(self.asid, v2, rng.choice(free), allocated=allocated)
