@@ -95,7 +95,10 @@ class DevTlb(val p: DevTlbParams) extends Module {
     */
   private val sweepable = !p.partitioned && p.sets > 1
   private val sweeping = RegInit(false.B)
+  /** The next row of the sweep (it starts at the row of the invalidation's `iova`, as a one-row
+    * invalidation, and wraps) and the operations still to issue after this cycle's. */
   private val sweepIdx = RegInit(0.U(rowW.W))
+  private val sweepLeft = RegInit(0.U(rowW.W))
   private val sweepOp = Reg(new DevInval(p))
   private val sweepMask = Reg(UInt(p.pageBits.W))
   private val busy = shadow.busy || pf.map(_.busy).getOrElse(false.B) || sweeping
@@ -148,27 +151,37 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // an invalidation's operations: which row each reads and clears, and the last one, which
   // also covers the prefetch buffer and the slots and is pushed to the pending invalidations
   private val ivAll = InvalRule.kindAll(io.inval.bits)
+  // sizeLog2 > 21 written out (22 = 0b010110) rather than as a carry-chain compare
+  private val ivSz = io.inval.bits.sizeLog2
   private val ivSweep = if (!sweepable) false.B else
-    !ivAll && (io.inval.bits.kind === InvalKind.Sid.U || io.inval.bits.sizeLog2 > 21.U)
-  private val ivSel = io.inval.fire
-  when(io.inval.fire && ivSweep) {
-    sweeping := true.B
-    sweepIdx := 1.U
+    !ivAll && (io.inval.bits.kind === InvalKind.Sid.U || ivSz(5) || ivSz(4) && (ivSz(3) || ivSz(2) && ivSz(1)))
+  // the row multiplexer's select for an invalidation: `inval_ready` without `busy` (when busy,
+  // nothing is accepted and the row is not used), so the read address does not wait for the
+  // write shadow and the acceptance logic
+  private val ivSel = io.inval.valid && pipeEmpty && inv.count < p.invalPending.U
+  // the sweep's registers load from the port in every cycle without a sweep (they are read only
+  // while sweeping, which starts the cycle after the invalidation's acceptance), so only
+  // `sweeping` waits for the acceptance logic
+  when(!sweeping) {
+    sweeping := io.inval.fire && ivSweep
+    sweepIdx := rowOf(io.inval.bits.sid, io.inval.bits.iova) + 1.U
+    sweepLeft := (p.sets - 1).U
     sweepOp := io.inval.bits
     sweepMask := InvalRule.pageMask(p, io.inval.bits)
-  }.elsewhen(sweeping) {
+  }.otherwise {
     sweepIdx := sweepIdx + 1.U
-    when(sweepIdx === (p.sets - 1).U) { sweeping := false.B }
+    sweepLeft := sweepLeft - 1.U
+    when(sweepLeft === 1.U) { sweeping := false.B }
   }
   if (sweepable) when(sweeping) {
     issue.bits.inval := sweepOp
     issue.bits.ivMask := sweepMask
     issue.bits.row := sweepIdx
   }.elsewhen(ivSel) {
-    issue.bits.row := Mux(ivSweep, 0.U, rowOf(io.inval.bits.sid, io.inval.bits.iova))
+    issue.bits.row := rowOf(io.inval.bits.sid, io.inval.bits.iova)
   }
   else when(ivSel) { issue.bits.row := rowOf(io.inval.bits.sid, io.inval.bits.iova) }
-  issue.bits.last := !sweeping && !ivSweep || sweeping && sweepIdx === (p.sets - 1).U
+  issue.bits.last := !sweeping && !ivSweep || sweeping && sweepLeft === 1.U
   shadow.issue(io.inval.fire || goodComp || sweeping)
   tlb.io.read.valid := issue.valid
   tlb.io.read.bits := issue.bits.row
@@ -399,7 +412,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   }
 
   // ---- outputs -----------------------------------------------------------------------------
-  private val rr = new RoundRobin(2)
+  private val rr = new RoundRobin(2, fast = true)  // the same choices as `hold`, fewer levels in front of the drain's load
   rr(Seq(hitq.io.deq.valid, st.out))
   io.resp.valid := rr.valid
   io.resp.bits := Mux(rr.index === 0.U, hitq.io.deq.bits, st.outResp)
@@ -563,8 +576,10 @@ object Completion {
 object InvalRule {
   /** Page-number bits an entry must share with `iova` (the range's size, at least one page). */
   def pageMask(p: DevTlbParams, iv: DevInval): UInt = {
-    // bit i is kept when the range is at most 2^i pages: sizeLog2 <= 12 + i
-    VecInit((0 until p.pageBits).map(i => iv.sizeLog2 <= (12 + i).U)).asUInt
+    // bit i is kept when the range is at most 2^i pages: sizeLog2 <= 12 + i; a table indexed
+    // by sizeLog2 (each bit a 6-input function) rather than a carry-chain compare per bit
+    val table = (0 until 64).map(v => (0 until p.pageBits).filter(i => v <= 12 + i).map(i => BigInt(1) << i).sum.U(p.pageBits.W))
+    VecInit(table)(iv.sizeLog2)
   }
 
   def kindAll(iv: DevInval): Bool = iv.kind === InvalKind.All.U || iv.kind === InvalKind.Reserved.U
