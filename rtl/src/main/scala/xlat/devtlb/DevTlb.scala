@@ -57,7 +57,14 @@ class DevTlb(val p: DevTlbParams) extends Module {
     else (page >> 9).pad(p.setBits)(p.setBits - 1, 0)
 
   // ---- state -------------------------------------------------------------------------------
-  private val tlb = Module(new SetAssocStorage(new DevEntry(p), p.sets, p.ways, sram = false, readReg = timing.readReg))
+  /** The DevTLB's entries in distributed RAM (one `Mem` per way): a row is read through the
+    * read port, never the whole array (an invalidation reads its rows too, below), so no entry
+    * needs a flop or a multiplexer over every set. Flops only for the proofs, which look at
+    * every entry (`dbg_*`), and for one set. Valid bits, PTags and replacement state are flops.
+    */
+  private val lutram = !p.formalPorts && p.sets > 1
+  private val tlb = Module(new SetAssocStorage(new DevEntry(p), p.sets, p.ways, sram = false,
+    readReg = timing.readReg, lutram = lutram))
   private val tlbValid = RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B)))))
   private val ptagValid = RegInit(VecInit(Seq.fill(p.sets)(false.B)))
   private val ptag = Reg(Vec(p.sets, UInt(p.sidBits.W)))
@@ -82,7 +89,19 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val held = Seq((c, timing.readReg), (k, timing.hitReg), (s, timing.selReg)).collect { case (x, true) => x }
   private def isReq(x: Valid[DevOp]): Bool = x.valid && x.bits.kind === OpKind.Req
   private val pipeEmpty = !held.map(_.valid).foldLeft(false.B)(_ || _)
-  private val busy = shadow.busy || pf.map(_.busy).getOrElse(false.B)
+  /** An invalidation that visits every set (not partitioned, kind 1 or a range beyond one 2 MiB
+    * region) issues one operation per set, in consecutive cycles; `sweeping` while the sets
+    * after the first are issued (docs/devtlb.md "Invalidation", **decided**).
+    */
+  private val sweepable = !p.partitioned && p.sets > 1
+  private val sweeping = RegInit(false.B)
+  /** The next row of the sweep (it starts at the row of the invalidation's `iova`, as a one-row
+    * invalidation, and wraps) and the operations still to issue after this cycle's. */
+  private val sweepIdx = RegInit(0.U(rowW.W))
+  private val sweepLeft = RegInit(0.U(rowW.W))
+  private val sweepOp = Reg(new DevInval(p))
+  private val sweepMask = Reg(UInt(p.pageBits.W))
+  private val busy = shadow.busy || pf.map(_.busy).getOrElse(false.B) || sweeping
 
   // requests in flight that may still take a slot and a waiter (a request counts as a miss until
   // its hit vectors are registered), and that may still take a hit-queue place
@@ -112,8 +131,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
   for (i <- 0 until p.slots) when(goodComp && compTag === i.U) { st.slot(i).completing := true.B }
   private val compSlot = st.slot(compTag)
 
-  issue.valid := io.inval.fire || goodComp || io.req.fire
-  issue.bits.kind := Mux(io.inval.fire, OpKind.Inval, Mux(io.ats_resp.fire, OpKind.Comp, OpKind.Req))
+  issue.valid := io.inval.fire || goodComp || io.req.fire || sweeping
+  issue.bits.kind := Mux(io.inval.fire || sweeping, OpKind.Inval, Mux(io.ats_resp.fire, OpKind.Comp, OpKind.Req))
   // a completion carries its slot's SID and page in the request fields. Chosen by
   // `ats_resp.valid`, not `fire`: a request is accepted only when no completion is presented
   // (both need !busy and no invalidation accepted, and a request also needs no completion
@@ -129,7 +148,41 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // computed at acceptance so that match compares every entry without the sizeLog2 decode
   issue.bits.ivMask := InvalRule.pageMask(p, io.inval.bits)
   issue.bits.row := rowOf(issue.bits.req.sid, issue.bits.req.iova)
-  shadow.issue(io.inval.fire || goodComp)
+  // an invalidation's operations: which row each reads and clears, and the last one, which
+  // also covers the prefetch buffer and the slots and is pushed to the pending invalidations
+  private val ivAll = InvalRule.kindAll(io.inval.bits)
+  // sizeLog2 > 21 written out (22 = 0b010110) rather than as a carry-chain compare
+  private val ivSz = io.inval.bits.sizeLog2
+  private val ivSweep = if (!sweepable) false.B else
+    !ivAll && (io.inval.bits.kind === InvalKind.Sid.U || ivSz(5) || ivSz(4) && (ivSz(3) || ivSz(2) && ivSz(1)))
+  // the row multiplexer's select for an invalidation: `inval_ready` without `busy` (when busy,
+  // nothing is accepted and the row is not used), so the read address does not wait for the
+  // write shadow and the acceptance logic
+  private val ivSel = io.inval.valid && pipeEmpty && inv.count < p.invalPending.U
+  // the sweep's registers load from the port in every cycle without a sweep (they are read only
+  // while sweeping, which starts the cycle after the invalidation's acceptance), so only
+  // `sweeping` waits for the acceptance logic
+  when(!sweeping) {
+    sweeping := io.inval.fire && ivSweep
+    sweepIdx := rowOf(io.inval.bits.sid, io.inval.bits.iova) + 1.U
+    sweepLeft := (p.sets - 1).U
+    sweepOp := io.inval.bits
+    sweepMask := InvalRule.pageMask(p, io.inval.bits)
+  }.otherwise {
+    sweepIdx := sweepIdx + 1.U
+    sweepLeft := sweepLeft - 1.U
+    when(sweepLeft === 1.U) { sweeping := false.B }
+  }
+  if (sweepable) when(sweeping) {
+    issue.bits.inval := sweepOp
+    issue.bits.ivMask := sweepMask
+    issue.bits.row := sweepIdx
+  }.elsewhen(ivSel) {
+    issue.bits.row := rowOf(io.inval.bits.sid, io.inval.bits.iova)
+  }
+  else when(ivSel) { issue.bits.row := rowOf(io.inval.bits.sid, io.inval.bits.iova) }
+  issue.bits.last := !sweeping && !ivSweep || sweeping && sweepLeft === 1.U
+  shadow.issue(io.inval.fire || goodComp || sweeping)
   tlb.io.read.valid := issue.valid
   tlb.io.read.bits := issue.bits.row
   pb.io.read.valid := false.B
@@ -146,11 +199,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val newC = Completion.entry(p, c.bits.comp, reqC.sid, reqC.iova)
   private val tlbSameC = VecInit(rowC.map(e => e.sid === newC.sid && e.big === newC.big && e.page === newC.page))
   private val pbSameC = VecInit(pb.io.readData.map(e => e.sid === newC.sid && e.big === newC.big && e.page === newC.page))
-  // an invalidation runs alone (empty pipeline, write shadow): it compares every entry and slot
+  // an invalidation runs alone (empty pipeline, write shadow): it compares the row it read (kind
+  // 0 clears every valid bit without a compare), every PB entry and every slot
   private val ivC = c.bits.inval
   private val ivMaskC = c.bits.ivMask
-  private val tlbCoverC = VecInit((0 until p.sets).map(i =>
-    VecInit((0 until p.ways).map(w => tlbValid(i)(w) && InvalRule.covers(p, ivC, ivMaskC, tlb.io.all(i)(w))))))
+  private val tlbCoverC = VecInit(rowC.zip(tlbValid(c.bits.row)).map { case (e, v) => v && InvalRule.covers(p, ivC, ivMaskC, e) })
   private val pbCoverC = VecInit(pb.io.all(0).zip(pbValid).map { case (e, v) => v && InvalRule.covers(p, ivC, ivMaskC, e) })
   private val slotCoverC = VecInit((0 until p.slots).map(i =>
     st.valid(i) && InvalRule.coversSlot(p, ivC, ivMaskC, st.slot(i).sid, st.slot(i).page)))
@@ -178,6 +231,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val reqNow = isReq(s)
   private val compNow = s.valid && s.bits.kind === OpKind.Comp
   private val invalNow = s.valid && s.bits.kind === OpKind.Inval
+  /** The invalidation's last operation (its only one unless it sweeps the sets). */
+  private val invalLast = invalNow && s.bits.last
 
   // request: DevTLB hit, PB hit, merge, allocate
   private val tlbE = Mux1H(won.tlb, row)
@@ -289,34 +344,49 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val freeWays = rowValid.map(!_)
   private val evict = !claimRow && !anySame && !freeWays.reduce(_ || _)
   private val tlbWay = Mux(claimRow, 0.U, Mux(anySame, PriorityEncoder(tlbSame), Mux(evict, tlbRepl.victim(rowIdx), PriorityEncoder(freeWays))))
-  tlb.io.write.valid := toTlb
-  tlb.io.write.bits.set := rowIdx
-  tlb.io.write.bits.way := tlbWay
-  tlb.io.write.bits.data := n
-  when(toTlb) {
-    when(claimRow) {
-      for (w <- 0 until p.ways) tlbValid(rowIdx)(w) := false.B
-      ptagValid(rowIdx) := true.B
-      ptag(rowIdx) := req.sid
+  // The fill commits (entry, valid bit, PTag, replacement state) one cycle after respond chose
+  // its way, with `selReg` (LookupTiming "commit"): the way choice ends in a register instead of
+  // in every entry's write enable and the replacement state. The write shadow already counts
+  // that cycle, so no operation sees the difference (nothing is accepted until it has landed).
+  private def toCommit[T <: Data](d: T): T = Stage.carry(d, timing.selReg)
+  private val cmTlb = if (timing.selReg) RegNext(toTlb, false.B) else toTlb
+  private val cmRow = toCommit(rowIdx)
+  private val cmWay = toCommit(tlbWay)
+  private val cmEntry = toCommit(n)
+  private val cmClaim = toCommit(claimRow)
+  private val cmEvict = toCommit(evict)
+  tlb.io.write.valid := cmTlb
+  tlb.io.write.bits.set := cmRow
+  tlb.io.write.bits.way := cmWay
+  tlb.io.write.bits.data := cmEntry
+  when(cmTlb) {
+    when(cmClaim) {
+      for (w <- 0 until p.ways) tlbValid(cmRow)(w) := false.B
+      ptagValid(cmRow) := true.B
+      ptag(cmRow) := cmEntry.sid
     }
-    tlbValid(rowIdx)(tlbWay) := true.B
-    tlbRepl.fill(rowIdx, tlbWay, evict)
+    tlbValid(cmRow)(cmWay) := true.B
+    tlbRepl.fill(cmRow, cmWay, cmEvict)
   }
   private val pbSame = toRespond(pbSameC).zip(pbValid).map { case (a, v) => a && v }
   private val pbAnySame = pbSame.reduce(_ || _)
   private val pbFree = pbValid.map(!_)
   private val pbEvict = !pbAnySame && !pbFree.reduce(_ || _)
   private val pbWay = Mux(pbAnySame, PriorityEncoder(pbSame), Mux(pbEvict, pbRepl.victim(0.U), PriorityEncoder(pbFree)))
-  pb.io.write.valid := toPb
+  // the PB's fill commits a cycle later too
+  private val cmPb = if (timing.selReg && p.prefetch) RegNext(toPb, false.B) else toPb
+  private val cmPbWay = toCommit(pbWay)
+  private val cmPbEvict = toCommit(pbEvict)
+  pb.io.write.valid := cmPb
   pb.io.write.bits.set := 0.U
-  pb.io.write.bits.way := pbWay
-  pb.io.write.bits.data := n
+  pb.io.write.bits.way := cmPbWay
+  pb.io.write.bits.data := cmEntry
   private val pbLostUnused = WireDefault(VecInit(Seq.fill(pbN)(false.B)))
-  when(toPb) {
-    when(pbEvict && !pbUsed(pbWay)) { pbLostUnused(pbWay) := true.B }
-    pbValid(pbWay) := true.B
-    pbUsed(pbWay) := false.B
-    pbRepl.fill(0.U, pbWay, pbEvict)
+  when(toPb && pbEvict && !pbUsed(pbWay)) { pbLostUnused(pbWay) := true.B }
+  when(cmPb) {
+    pbValid(cmPbWay) := true.B
+    pbUsed(cmPbWay) := false.B
+    pbRepl.fill(0.U, cmPbWay, cmPbEvict)
   }
 
   // invalidation: remove what it covers, mark its slots stale, wait for them
@@ -327,7 +397,13 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // clear, and invalDone would never come)
   private val slotCover = VecInit(toRespond(slotCoverC).zipWithIndex.map { case (x, i) => x && st.valid(i) })
   when(invalNow) {
-    for (i <- 0 until p.sets; w <- 0 until p.ways) when(tlbCover(i)(w)) { tlbValid(i)(w) := false.B }
+    when(InvalRule.kindAll(s.bits.inval)) {
+      for (i <- 0 until p.sets; w <- 0 until p.ways) tlbValid(i)(w) := false.B
+    }.otherwise {
+      for (w <- 0 until p.ways) when(tlbCover(w)) { tlbValid(rowIdx)(w) := false.B }
+    }
+  }
+  when(invalLast) {
     for (j <- 0 until pbN) when(pbCover(j)) {
       pbValid(j) := false.B
       when(!pbUsed(j)) { pbLostUnused(j) := true.B }
@@ -336,7 +412,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   }
 
   // ---- outputs -----------------------------------------------------------------------------
-  private val rr = new RoundRobin(2)
+  private val rr = new RoundRobin(2, fast = true)  // the same choices as `hold`, fewer levels in front of the drain's load
   rr(Seq(hitq.io.deq.valid, st.out))
   io.resp.valid := rr.valid
   io.resp.bits := Mux(rr.index === 0.U, hitq.io.deq.bits, st.outResp)
@@ -373,7 +449,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
 
   st.finish()
   private val pushOwed = hitq.io.count - hitq.io.deq.fire.asUInt
-  inv.update(invalNow, slotCover.asUInt, pushOwed, st.freeing.asUInt, hitq.io.deq.fire)
+  inv.update(invalLast, slotCover.asUInt, pushOwed, st.freeing.asUInt, hitq.io.deq.fire)
   io.invalDone := inv.done
 
   // ---- counters ----------------------------------------------------------------------------
@@ -453,6 +529,8 @@ class DevOp(p: DevTlbParams) extends Bundle {
   val inval = new DevInval(p)
   /** The invalidation's page mask (`InvalRule.pageMask`). */
   val ivMask = UInt(p.pageBits.W)
+  /** An invalidation's last operation (one per set when it sweeps; else its only one). */
+  val last = Bool()
 }
 
 /** A slot allocated in a respond cycle: its key and the slot, one-hot. */
@@ -498,11 +576,13 @@ object Completion {
 object InvalRule {
   /** Page-number bits an entry must share with `iova` (the range's size, at least one page). */
   def pageMask(p: DevTlbParams, iv: DevInval): UInt = {
-    // bit i is kept when the range is at most 2^i pages: sizeLog2 <= 12 + i
-    VecInit((0 until p.pageBits).map(i => iv.sizeLog2 <= (12 + i).U)).asUInt
+    // bit i is kept when the range is at most 2^i pages: sizeLog2 <= 12 + i; a table indexed
+    // by sizeLog2 (each bit a 6-input function) rather than a carry-chain compare per bit
+    val table = (0 until 64).map(v => (0 until p.pageBits).filter(i => v <= 12 + i).map(i => BigInt(1) << i).sum.U(p.pageBits.W))
+    VecInit(table)(iv.sizeLog2)
   }
 
-  private def kindAll(iv: DevInval): Bool = iv.kind === InvalKind.All.U || iv.kind === InvalKind.Reserved.U
+  def kindAll(iv: DevInval): Bool = iv.kind === InvalKind.All.U || iv.kind === InvalKind.Reserved.U
 
   def covers(p: DevTlbParams, iv: DevInval, mask: UInt, e: DevEntry): Bool = {
     val big = ~((BigInt(1) << 9.min(p.pageBits)) - 1).U(p.pageBits.W)

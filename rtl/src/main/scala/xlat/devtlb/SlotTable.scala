@@ -115,9 +115,11 @@ class SlotTable(p: DevTlbParams) {
   def complete(i: UInt, frame: UInt, r: Bool, w: Bool, fault: Bool): Unit = {
     for (k <- 0 until p.slots) when(i === k.U) {
       slot(k).done := true.B
-      slot(k).frame := frame
-      slot(k).perm_r := r
-      slot(k).perm_w := w
+      // a fault's frame and permissions are stored as 0 (what its responses carry), so the
+      // drain loads them without a multiplexer behind its load enable
+      slot(k).frame := Mux(fault, 0.U, frame)
+      slot(k).perm_r := !fault && r
+      slot(k).perm_w := !fault && w
       slot(k).fault := fault
       // a slot without waiters (a prefetch nobody merged into) is free at once
       when(slot(k).waiters === 0.U) { freeing(k) := true.B }
@@ -157,9 +159,9 @@ class SlotTable(p: DevTlbParams) {
       val s = slot(w.slot)
       outResp.tag := w.tag
       outResp.fault := s.fault || Mux(w.write, !s.perm_w, !s.perm_r)
-      outResp.ppn := Mux(s.fault, 0.U, s.frame)
-      outResp.perm_r := !s.fault && s.perm_r
-      outResp.perm_w := !s.fault && s.perm_w
+      outResp.ppn := s.frame
+      outResp.perm_r := s.perm_r
+      outResp.perm_w := s.perm_w
       outResp.source := Source.Completion.U
     }
   }
