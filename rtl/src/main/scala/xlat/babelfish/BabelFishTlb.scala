@@ -60,8 +60,11 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   // register array; the set read is one LUT level instead of a multiplexer tree over every entry
   // bit), except with the formal ports, whose view reads every entry of a register array.
   private val lutram = !p.sram && !p.formalPorts && p.sets > 1
+  // (SRAM: the write shadow keeps every read out of a fill's commit cycle, so the block RAMs'
+  // ports never collide and synthesis needs no read-during-write logic: `readsNeverWrite`)
   private val pages = Module(new SetAssocStorage(
-    new BabelFishEntry(p, p.tagBits), p.sets, p.ways, p.sram, readReg = timing.readReg, lutram = lutram))
+    new BabelFishEntry(p, p.tagBits), p.sets, p.ways, p.sram, readReg = timing.readReg, lutram = lutram,
+    readsNeverWrite = p.sram))
   // Distributed RAM has no view of every entry: a flop copy of the owner fields (global, own,
   // PCID, CCID) serves the invalidations that compare every set at once.
   private val pageOwner = if (lutram) Some(Reg(Vec(p.sets, Vec(p.ways, new BabelFishEntry(p, p.tagBits))))) else None
@@ -89,7 +92,10 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val sweepSet = RegInit(0.U(setW.W))
   private val sweepReq = Reg(new InvalReq(p))
   private val shadow = new WriteShadow(timing.writeShadow)
-  private val busy = shadow.busy || sweeping
+  // (with opReg: `busy` from a register of its own, loaded with its next value, so that the
+  // readies and the sweep's start do not wait for the shadow's counter compare)
+  private val busyR = if (timing.opReg) Some(RegInit(false.B)) else None
+  private val busy = busyR.getOrElse(shadow.busy || sweeping)
 
   io.inval.ready := !busy
   io.fill.ready := !busy && !io.inval.valid
@@ -126,7 +132,8 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
       io.fill.valid -> setOf(io.fill.bits.vpn)
     )
   )
-  shadow.issue(issue.valid && issue.bits.kind =/= AccessKind.Lookup)
+  private val issueWrite = issue.valid && issue.bits.kind =/= AccessKind.Lookup
+  shadow.issue(issueWrite)
 
   when(startSweep) {
     sweeping := true.B
@@ -136,6 +143,9 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     sweepSet := sweepSet + 1.U
     when(sweepSet === (p.sets - 1).U) { sweeping := false.B }
   }
+  // busy's next value: the shadow's, or sweeping's as the block above leaves it
+  busyR.foreach(_ := shadow.busyAfter(issueWrite) ||
+    startSweep || (sweeping && sweepSet =/= (p.sets - 1).U))
 
   // opReg (SRAM latency 6): the accepted operation is registered once before the read, so that
   // the block RAMs' read address and enable come from a register, not from the valids'
@@ -225,8 +235,10 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     })
     val hits = RegNext(hitsB)
     val cw = Wire(new ClassWin(p.superpageEntries))
-    cw.sel := VecInit(classes.map(cls => VecInit(PriorityEncoderOH(hits.map(cls)))))
-    cw.any := VecInit(classes.map(cls => hits.map(cls).reduce(_ || _)))
+    // (two-level lowest-index choice: Chisel's PriorityEncoderOH and a folded OR are chains over
+    // the 16 entries, which ABC mapped as up to 7 LUT levels; in groups of 4 each is 2-3)
+    cw.sel := VecInit(classes.map(cls => VecInit(ClassWin.lowestOH(hits.map(cls)))))
+    cw.any := VecInit(classes.map(cls => ClassWin.anyOf(hits.map(cls))))
     cw
   }
   // With rowReg: per entry, whether its PCID differs from the lookup's, for the response's
@@ -244,7 +256,8 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val supWinK = supWinC.map(Stage.carry(_, timing.hitReg))
   /** Whether any entry of a class matches (with rowReg: the row's ways and the superpage winner). */
   private def anyOf(i: Int): Bool = supWinK match {
-    case Some(sw) => m.take(p.ways).map(classes(i)).reduce(_ || _) || sw.any(i)
+    // (one flat OR: a folded one is a chain that ABC does not always rebalance)
+    case Some(sw) => VecInit(m.take(p.ways).map(classes(i)) :+ sw.any(i)).asUInt.orR
     case None     => m.map(classes(i)).reduce(_ || _)
   }
   private val anyPriv = anyOf(0)
@@ -270,15 +283,27 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     // class matches, so each entry needs only "no higher class matches", and a superpage entry
     // "no entry of its class in the row or at a lower index"
     // (the superpage array's winner per class comes from match: supWinK)
-    val higher = Seq(false.B, anyPriv, anyPriv || anyGlobal)
+    // (each condition one flat NOR over the bits it depends on, so that ABC builds one balanced
+    // tree per condition instead of chaining them through the "any class" ORs)
     val sw = supWinK.get
+    def rowOf(i: Int): Seq[Bool] = rowHits.map(classes(i))
+    def none(bs: Seq[Bool]): Bool = if (bs.isEmpty) true.B else !VecInit(bs).asUInt.orR
+    // bits of which one set means a higher class matches, per class
+    val higherBits = Seq(Seq.empty[Bool], rowOf(0) :+ sw.any(0), rowOf(0) ++ rowOf(1) :+ sw.any(0) :+ sw.any(1))
+    val noHigher = higherBits.map(none)
+    val supOk = classes.indices.map(i => none(higherBits(i) ++ rowOf(i)))
     VecInit(
-      rowHits.map(h => classes.zip(higher).map { case (cls, hi) => cls(h) && !hi }.reduce(_ || _)) ++
-        classes.indices.map { i =>
-          val inRow = rowHits.map(classes(i)).reduce(_ || _)
-          sw.sel(i).map(_ && !higher(i) && !inRow)
-        }.transpose.map(_.reduce(_ || _))
+      rowHits.map(h => classes.indices.map(i => classes(i)(h) && noHigher(i)).reduce(_ || _)) ++
+        classes.indices.map(i => sw.sel(i).map(_ && supOk(i))).transpose.map(_.reduce(_ || _))
     )
+  })
+  // (with rowReg: whether a superpage entry wins, from the class terms above and not from the
+  // winner bits, so that respond's replacement enables start from one register each)
+  pick.sup := (if (!timing.rowReg) false.B else {
+    val sw = supWinK.get
+    val row = Seq[ClassMatch => Bool](_.priv, _.global, _.shared).map(cls => m.take(p.ways).map(cls))
+    val before = Seq(Seq.empty[Bool], row(0) :+ sw.any(0), row(0) ++ row(1) :+ sw.any(0) :+ sw.any(1))
+    VecInit((0 until 3).map(i => sw.any(i) && !VecInit(before(i) ++ row(i) :+ false.B).asUInt.orR)).asUInt.orR
   })
   pick.hit := anyPriv || anyGlobal || anyShared
   pick.shared := !anyPriv && !anyGlobal && anyShared
@@ -357,7 +382,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   io.lookup_resp.valid := RegNext(lookupNow, false.B)
   io.lookup_resp.bits := RegEnable(resp, lookupNow)
 
-  private val selPage = VecInit(won.sel.take(p.ways)).asUInt.orR
+  private val selPage = if (timing.rowReg) hit && !won.sup else VecInit(won.sel.take(p.ways)).asUInt.orR
   private val hitWay = Wire(UInt(pageRepl.policy.wayBits.W))
   hitWay := OHToUInt(won.sel.take(p.ways))
   // With SRAM (many sets: 128 words in babelfish_l2) the set's replacement word is read one
@@ -378,15 +403,20 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   }
   // (with rowReg each array's touch is enabled by its own winner bits, which imply a hit: the
   // superpage state's enables then do not wait for the set's ways)
-  private val selSuper = VecInit(won.sel.drop(p.ways)).asUInt.orR
+  private val selSuper = if (timing.rowReg) won.sup else VecInit(won.sel.drop(p.ways)).asUInt.orR
+  // (with rowReg: the touch enables, lookup and winning array, made in pick and registered, so
+  // that they do not start from respond's high-fan-out `lookupNow`)
+  private val kLookup = k.valid && k.bits.kind === AccessKind.Lookup
+  private val touchPage = Stage.carry(kLookup && pick.hit && !pick.sup, timing.selReg)
+  private val touchSuper = Stage.carry(kLookup && pick.sup, timing.selReg)
   if (timing.rowReg) {
-    when(lookupNow && selPage) {
+    when(touchPage) {
       touchWord match {
         case Some(t) => pageRepl.writeOH(s.bits.setOH, t)
         case None    => pageRepl.touch(set, hitWay)
       }
     }
-    when(lookupNow && selSuper) {
+    when(touchSuper) {
       superRepl.writeOH(1.U, superRepl.policy.touchOH(superRepl.peek(0.U), won.sel.drop(p.ways)))
     }
   } else when(lookupNow && hit) {
@@ -400,7 +430,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
       superRepl.touch(0.U, OHToUInt(won.sel.drop(p.ways)))
     }
   }
-  pageAhead.foreach(_.touched(lookupNow && selPage, set,
+  pageAhead.foreach(_.touched(if (timing.rowReg) touchPage else lookupNow && selPage, set,
     if (timing.rowReg) Mux(s.bits.kind === AccessKind.Fill, pageWord.get, touchWord.get) else touchWord.get))
   private val pageVictim = pageWord.map(pageRepl.policy.victim(_)).getOrElse(pageRepl.victim(set))
 
@@ -611,6 +641,8 @@ class Pick(n: Int) extends Bundle {
   val shared = Bool()
   /** Whether an entry of each class matches (private, global, shared). */
   val any = Vec(3, Bool())
+  /** Whether the winner is a superpage entry (SRAM latency 5, 6; else false). */
+  val sup = Bool()
 }
 
 /** What pick finds for a fill in one array (SRAM latency 5, 6): a valid way with the same key
@@ -639,4 +671,26 @@ class FillCommit(p: BabelFishParams) extends Bundle {
 class ClassWin(n: Int) extends Bundle {
   val sel = Vec(3, Vec(n, Bool()))
   val any = Vec(3, Bool())
+}
+
+object ClassWin {
+  private val group = 4
+  private def groups(h: Seq[Bool]): Seq[Bool] = h.grouped(group).map(g => VecInit(g).asUInt.orR).toSeq
+
+  /** Whether any of `h` is set, as a tree over groups of 4. */
+  def anyOf(h: Seq[Bool]): Bool = VecInit(groups(h)).asUInt.orR
+
+  /** The lowest set bit of `h` one-hot: set, no lower bit of its group set, and no lower group
+    * with a bit set (each term an OR of at most 4 bits, so 2-3 LUT levels for 16 entries).
+    */
+  def lowestOH(h: Seq[Bool]): Seq[Bool] = {
+    val g = groups(h)
+    h.zipWithIndex.map { case (b, j) =>
+      val gi = j / group
+      val lowerInGroup = (gi * group until j).map(h(_))
+      val lowerGroups = g.take(gi)
+      val lower = lowerInGroup ++ lowerGroups
+      if (lower.isEmpty) b else b && !VecInit(lower).asUInt.orR
+    }
+  }
 }

@@ -106,6 +106,11 @@ class WriteShadow(cycles: Int) {
   /** True while an earlier write has not landed. */
   val busy: Bool = left.map(_ =/= 0.U).getOrElse(false.B)
 
+  /** What [[busy]] will be in the next cycle when [[issue]] gets `write` now: for an owner that
+    * keeps `busy` in a register of its own (it then needs no compare of the counter).
+    */
+  def busyAfter(write: Bool): Bool = left.map(l => write || l > 1.U).getOrElse(false.B)
+
   /** Call once: `write` is high in every cycle a write is issued (accepted, or a sweep step). */
   def issue(write: Bool): Unit = left.foreach { l =>
     when(write) { l := cycles.U }.elsewhen(l =/= 0.U) { l := l - 1.U }
