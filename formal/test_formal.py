@@ -47,6 +47,8 @@ TASKS = [
     ("pml/pml.sby", "pml_live", ["pml_formal"]),
     ("pml/pml.sby", "pml_cover", ["pml_formal"]),
     ("pml/pml.sby", "pml_cover_dedup", ["pml_formal_dedup"]),
+    ("perforated/perforated.sby", "perforated_prove", ["perforated_formal"]),
+    ("perforated/perforated.sby", "perforated_cover", ["perforated_formal"]),
 ]
 
 # Test-only configurations (no named configuration has them): name -> (block, base configuration

@@ -16,7 +16,7 @@ import chisel3.util._
   * only, not on the producer's decision (a wide, high-fan-out enable otherwise at the end of
   * the producer's logic).
   */
-class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false) extends Module {
+class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false, peekAll: Boolean = false) extends Module {
   require(depth >= 1, s"RegQueue depth must be >= 1, got $depth")
   private val ptrBits = log2Ceil(depth).max(1)
   val io = IO(new Bundle {
@@ -27,6 +27,11 @@ class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false) exten
       * consumer that precomputes its next cycle.
       */
     val second = Option.when(peekSecond)(Output(Valid(gen)))
+    /** With `peekAll` (formal views only): every entry in queue order, head first (entry j is
+      * in the queue when j < count), and whether the tail pointer is head + count.
+      */
+    val all = Option.when(peekAll)(Output(Vec(depth, gen)))
+    val ptrOk = Option.when(peekAll)(Output(Bool()))
   })
   private val data = Reg(Vec(depth, gen))
   private val head = RegInit(0.U(ptrBits.W))
@@ -39,6 +44,14 @@ class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false) exten
   io.deq.bits := data(head)
   io.count := count
   io.second.foreach { s => s.valid := count >= 2.U; s.bits := (if (depth == 1) data(0) else data(next(head))) }
+  io.all.foreach { a =>
+    var q = head
+    for (j <- 0 until depth) { a(j) := data(q); q = next(q) }
+  }
+  io.ptrOk.foreach { o =>
+    var q = head
+    o := (0 to depth).map { j => val hit = count === j.U && tail === q; q = next(q); hit }.reduce(_ || _)
+  }
   when(count =/= depth.U) { data(tail) := io.enq.bits }
   when(io.enq.fire) { tail := next(tail) }
   when(io.deq.fire) { head := next(head) }

@@ -171,4 +171,25 @@ class PerforatedDbg(p: PerforatedParams) extends Bundle {
   val slotSent = UInt(p.walkers.W)
   val pipeEmpty = Bool()
   val invalCount = UInt(4.W)
+  /** Every entry of both arrays (index set * ways + way) and of the bitmap cache, and every walk
+    * slot's state: what the strengthening invariants of formal/perforated are stated on.
+    */
+  val entries4k = Vec(p.sets4k * p.ways4k, new E4k(p))
+  val entries2m = Vec(p.sets2m * p.ways2m, new E2m(p))
+  val bitmap = Vec(p.bitmapEntries, new EBitmap(p))
+  val slots = Vec(p.walkers, new WalkState(p))
+  /** The operations in the pipeline's stage registers (read, match, pick: the formal
+    * configuration has all three): kind (0 request, 1 walk step, 2 invalidation) and the
+    * request's id.
+    */
+  val heldValid = Vec(3, Bool())
+  val heldKind = Vec(3, UInt(2.W))
+  val heldId = Vec(3, UInt(p.idBits.W))
+  /** The response queue, head first (entry j is queued when j < respCount), and whether its
+    * tail pointer is head + count.
+    */
+  val respq = Vec(p.respQueue, new PResp(p))
+  val respCount = UInt(5.W)
+  val respPtrOk = Bool()
+  val sweeping = Bool()
 }

@@ -67,6 +67,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     val dbg = if (p.formalPorts) Some(Output(new PerforatedDbg(p))) else None
   })
 
+  require(!(p.formalPorts && p.sram), "formalPorts needs storage = flops (the dbg view reads every entry)")
   private val timing = p.timing
   private val hi = p.ppnBits - 1
   private def set4kOf(vpn: UInt): UInt = if (p.setBits4k == 0) 0.U(1.W) else vpn(p.setBits4k - 1, 0)
@@ -95,7 +96,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val sStale = RegInit(VecInit(Seq.fill(p.walkers)(false.B)))
   private val ws = Reg(Vec(p.walkers, new WalkState(p)))
 
-  private val respq = Module(new RegQueue(new PResp(p), p.respQueue))
+  private val respq = Module(new RegQueue(new PResp(p), p.respQueue, peekAll = p.formalPorts))
   private val inv = new InvalWait(p.invalPending, p.walkers, log2Ceil(p.respQueue + 1))
   private val shadow = new WriteShadow(timing.writeShadow)
 
@@ -639,6 +640,20 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     d.slotSent := sSent.asUInt
     d.pipeEmpty := pipeEmpty
     d.invalCount := inv.count
+    d.entries4k := VecInit(a4k.io.all.flatten)
+    d.entries2m := VecInit(a2m.io.all.flatten)
+    d.bitmap := bm.entries
+    d.slots := ws
+    require(held.size == 3, "formalPorts needs latency 4 (every stage register)")
+    for ((x, j) <- held.zipWithIndex) {
+      d.heldValid(j) := x.valid
+      d.heldKind(j) := x.bits.kind.asUInt
+      d.heldId(j) := x.bits.req.id
+    }
+    d.respq := respq.io.all.get
+    d.respCount := respq.io.count
+    d.respPtrOk := respq.io.ptrOk.get
+    d.sweeping := sweeping
   }
 }
 
