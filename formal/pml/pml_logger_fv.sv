@@ -103,11 +103,14 @@
 //       candidate only while the PML part is not
 //   I6  the scheduler's registers computed a cycle ahead: the busy count = outstanding tags,
 //       "a tag is free" = not all busy, the registered pick = the round robin over the
-//       candidates (RoundRobin without hold, from afterLast)
+//       candidates (RoundRobin without hold, from afterLast), anyPick = some candidate
 //   I7  registered copies (docs/pml-logger.md, "Pipeline timing"): pmlIn / gpmlIn = index in
 //       range, pmlInDec / gpmlInDec = index - 1 in range, tagCtxOH = a busy tag's context, one-hot;
 //       the exit / guest-interrupt offer held from the last cycle (exitHeld / irqHeld, one-hot)
 //       is a pending context
+//   I8  the idle candidate's inputs as registers (issue 9, seventh round): pRemR / gRemR = the
+//       head owes its PML (guest) part and that buffer is enabled, secondPmlR / secondGuestR =
+//       a second entry exists and owes its PML (guest) part
 // Liveness (pml_live, `define LIVE): fairness assumptions F0-F7 and bounded-response properties
 // L1-L4, see the LIVE section below.
 // Covers (cover tasks, end of file).
@@ -244,7 +247,8 @@ module pml_logger_fv (
     .dbg_csrValid(d_csrValid), .dbg_csrWriting(d_csrWriting), .dbg_csrBad(d_csrBad),
     .dbg_csrCtx(d_csrCtx), .dbg_csrWdata(d_csrWdata), .dbg_csrAt(d_csrAt),
     .dbg_csrReadSel(d_csrReadSel), .dbg_csrCtxOH(d_csrCtxOH), .dbg_csrWIn(d_csrWIn),
-    .dbg_csrWInDec(d_csrWInDec), .dbg_csrWe(d_csrWe)
+    .dbg_csrWInDec(d_csrWInDec), .dbg_csrWe(d_csrWe),
+    .dbg_candValid_0(), .dbg_candValid_1()   // read through pk_candValid_* (pml.sby)
   );
 
   // ------------------------------------------------------------------ internal views (pml.sby)
@@ -273,6 +277,9 @@ module pml_logger_fv (
   (* keep *) wire          pk_tagCtxOH_0_0, pk_tagCtxOH_0_1, pk_tagCtxOH_1_0, pk_tagCtxOH_1_1;
   (* keep *) wire          pk_tagCtxOH_2_0, pk_tagCtxOH_2_1, pk_tagCtxOH_3_0, pk_tagCtxOH_3_1;
   (* keep *) wire          pk_exitHeld_0, pk_exitHeld_1, pk_irqHeld_0, pk_irqHeld_1;
+  (* keep *) wire          pk_pRemR_0, pk_pRemR_1, pk_gRemR_0, pk_gRemR_1;
+  (* keep *) wire          pk_secondPmlR_0, pk_secondPmlR_1, pk_secondGuestR_0, pk_secondGuestR_1;
+  (* keep *) wire          pk_anyPick;
 
   // arrays over contexts / slots / tags
   wire          q_head [0:C-1];   assign q_head[0] = pk_q0_head;   assign q_head[1] = pk_q1_head;
@@ -792,6 +799,7 @@ module pml_logger_fv (
     `SAFE (pk_tagFree == !(k_tagBusy[0] && k_tagBusy[1] && k_tagBusy[2] && k_tagBusy[3]));
     `SAFE (pk_pick0 == (k_candV[0] && !(k_candV[1] && pk_after1)));
     `SAFE (pk_pick1 == (k_candV[1] && (pk_after1 || !k_candV[0])));
+    `SAFE (pk_anyPick == (k_candV[0] || k_candV[1]));
     // ---- I7 registered copies: each index's range checks (inRange(index), inRange(index - 1))
     // and each busy tag's context one-hot (k_tagCtx is its bit 1)
     `SAFE (pk_pmlIn_0 == (d_pmlIndex[0] < E) && pk_pmlIn_1 == (d_pmlIndex[1] < E));
@@ -806,6 +814,11 @@ module pml_logger_fv (
     `SAFE (!(pk_exitHeld_0 && pk_exitHeld_1) && !(pk_irqHeld_0 && pk_irqHeld_1));
     `SAFE ((!pk_exitHeld_0 || k_exitP[0]) && (!pk_exitHeld_1 || k_exitP[1]));
     `SAFE ((!pk_irqHeld_0 || k_irqP[0]) && (!pk_irqHeld_1 || k_irqP[1]));
+    // ---- I8 the idle candidate's inputs: the head's remaining parts and the second entry's parts
+    `SAFE (pk_pRemR_0 == (owePml[0] && k_ctrlPml[0]) && pk_pRemR_1 == (owePml[1] && k_ctrlPml[1]));
+    `SAFE (pk_gRemR_0 == (oweGuest[0] && k_ctrlEpml[0]) && pk_gRemR_1 == (oweGuest[1] && k_ctrlEpml[1]));
+    `SAFE (pk_secondPmlR_0 == (cnt[0] == 2 && n_pml[0]) && pk_secondPmlR_1 == (cnt[1] == 2 && n_pml[1]));
+    `SAFE (pk_secondGuestR_0 == (cnt[0] == 2 && n_guest[0]) && pk_secondGuestR_1 == (cnt[1] == 2 && n_guest[1]));
   end
 
   // ---- P1a, P1b: the tracked event
