@@ -290,8 +290,8 @@ class PmlLogger(val p: PmlParams) extends Module {
   // PML (guest) part to log with that buffer enabled (`pRemR` = pmlOwed && ctrlPml, `gRemR` =
   // guestOwed && ctrlEpml), and whether a second entry exists and owes its PML (guest) part
   // (`secondPmlR`, `secondGuestR`). So "the head leaves when idle" and the next idle candidate
-  // are one level from flops instead of behind the queue count's decode, and the C + 3 round
-  // robins of the pick start there. Each is a 2:1 choice by "loads its candidate" between two
+  // are one level from flops instead of behind the queue count's decode, and the pick's round
+  // robins start there. Each is a 2:1 choice by "loads its candidate" between two
   // values computed from registers and this cycle's enqueue (an event that enters the head or
   // the second place). The proofs check each against its definition (invariant I8).
   private val pRemR, gRemR, secondPmlR, secondGuestR = falses(C)
@@ -566,6 +566,20 @@ class PmlLogger(val p: PmlParams) extends Module {
   for (c <- 0 until C) when((0 until p.tags).map(t => respErr(t) && tagCtxOH(t)(c)).reduce(_ || _)) { writeError(c) := true.B }
 
   // ---- counters ------------------------------------------------------------------------------
+  // perf_ignored advances by up to 2C + 1 a cycle: the decide stage's ignored event and every
+  // context's dropped parts. Like PerfCounter.count it counts the cycle's events one cycle later
+  // (the same cycles), but the dropped parts, which come from registers, are summed before their
+  // register (seventh round): the counter then adds a registered 5-bit sum and a registered bit
+  // (a 6-bit add in front of its carry chain instead of a population count of 17 bits).
+  private val ignoredCount = {
+    val width = PerfCounter.width
+    val dropSum = RegNext(PopCount(pmlDropped ++ guestDropped), 0.U)
+    val ignoredEv = RegNext(dec.valid && dec.bits.ignore, false.B)
+    val count = RegInit(0.U(width.W))
+    val next = count +& (dropSum +& ignoredEv)
+    count := Mux(next(width), ((BigInt(1) << width) - 1).U(width.W), next(width - 1, 0))
+    count
+  }
   PerfCounters.connect(
     io.perf,
     "logged" -> PerfCounter(respOk && !tagGuest(rid)),
@@ -574,7 +588,7 @@ class PmlLogger(val p: PmlParams) extends Module {
     "guestIrqs" -> PerfCounter(io.guestIrq.fire),
     "stallCycles" -> PerfCounter(io.dirty.valid && !io.dirty.ready),
     "writeErrors" -> PerfCounter(respKnown && io.mem_resp.bits.error),
-    "ignored" -> PerfCounter.count((dec.valid && dec.bits.ignore) +: (pmlDropped ++ guestDropped)),
+    "ignored" -> ignoredCount,
     "deduped" -> PerfCounter(dec.valid && !dec.bits.ignore && dedupHit),
     "badCsrs" -> PerfCounter(csrValid && csrBad),
     "badMemResps" -> PerfCounter(io.mem_resp.valid && !tagBusy(rid))
