@@ -244,10 +244,17 @@ class PmlLogger(val p: PmlParams) extends Module {
   // is known only in the decide stage, so `dirty_ready` is "ignored, or its queue has room for it
   // after the event in the decide stage" (**decided**, docs/pml-logger.md): the room is reserved
   // at acceptance and the decide stage never waits.
+  // The reservation is a credit registered at acceptance (issue 9, eighth round; a cycle
+  // change, **decided**): `decHeld(c)` is "the decide stage holds a non-ignored event of
+  // context c", whatever the filter decides for it. So `dirty_ready` starts from registers (the
+  // queue counts and this one-hot) and the filter's hit no longer reaches it (the routed
+  // critical path filter hit -> decide-stage enqueue -> room -> dirty_ready); the cost is that
+  // an event the filter drops holds its context's last free slot for its decide cycle.
   private val decEnq = (0 until C).map(c => dec.valid && !decDrop && dec.bits.ctx === c.U)
+  private val decHeld = (0 until C).map(c => RegNext(io.dirty.fire && !ignore && ctxSel(c), false.B))
   private val room = queues.zipWithIndex.map { case (q, c) =>
     if (!timing.hitReg) q.io.enq.ready
-    else Mux(decEnq(c), q.io.count < (p.queueDepth - 1).U, q.io.count < p.queueDepth.U)
+    else Mux(decHeld(c), q.io.count < (p.queueDepth - 1).U, q.io.count < p.queueDepth.U)
   }
   if (timing.hitReg) io.dirty.ready := ignore || Mux1H(ctxSel, room)
   else io.dirty.ready := !ctxKnown || Mux1H(ctxSel, (0 until C).map(c => !(wantPmlOf(c) || wantGuestOf(c)) || room(c)))
