@@ -95,6 +95,7 @@ class PmlParams:
     idBits: int = 4
     vmidBits: int = 16
     asidBits: int = 16
+    inputStage: bool = True
     formalPorts: bool = False
 
     @classmethod

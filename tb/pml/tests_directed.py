@@ -239,8 +239,9 @@ def depth1_cycles_per_event(p) -> int:
     """Cycles per event of one context with queueDepth 1 (docs/pml-logger.md "Pipeline
     timing"): the queue takes the next event only after its head left: acceptance, the
     candidate a cycle after the event reaches the head, the load (and with the filter the
-    decide stage before the queue, whose slot is reserved at acceptance)."""
-    return 4 if p.dedupEntries > 0 else 3
+    decide stage before the queue, whose slot is reserved at acceptance: with the filter or
+    `inputStage`)."""
+    return 4 if p.dedupEntries > 0 or p.inputStage else 3
 
 
 @cocotb.test()

@@ -18,10 +18,12 @@ object PmlConfigs extends BlockConfigs[PmlParams] {
         (if (config == "pml_default") Seq("../../include/xlat_pml.h" -> PmlRegs.cHeader(p, config)) else Seq())
     )
 
-  /** Small enough for the proofs, with the `dbg_*` ports they read. */
+  /** Small enough for the proofs, with the `dbg_*` ports they read; without the input stage (the
+    * proofs' queue model takes an accepted event into its queue in its acceptance cycle).
+    */
   private def formal = PmlParams(
     contexts = 2, entries = 4, queueDepth = 2, idBits = 2, paBits = 32, vaBits = 39, vmidBits = 2, asidBits = 2,
-    formalPorts = true
+    inputStage = false, formalPorts = true
   )
 
   def named: Seq[(String, () => PmlParams)] = Seq(

@@ -195,10 +195,16 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val wantGuest = Mux1H(ctxSel, wantGuestOf)
   private val ignore = !(wantPml || wantGuest)
   private val dedup = Option.when(p.dedupEntries > 0)(new AssocCache(new DedupEntry(p), p.dedupEntries, 1))
-  // With the filter, its lookup is pipelined (xlat.common.LookupTiming, latency 2): the match of
-  // an accepted event is registered as a hit vector and the event is decided (dropped, or queued
-  // and filled in) the next cycle. Without it, acceptance and decision share the cycle.
-  private val timing = LookupTiming(if (dedup.isDefined) 2 else 1, sram = false)
+  // With the input stage (always with the filter), the filter's lookup is pipelined
+  // (xlat.common.LookupTiming, latency 2): the match of an accepted event is registered as a hit
+  // vector and the event is decided (dropped, or queued and filled in) the next cycle. Without
+  // it, acceptance and decision share the cycle.
+  // `inputStage` (issue 9, eighth round; a cycle change, docs/pml-logger.md "Pipeline timing")
+  // gives the configurations without a filter the same decide stage: the accepted event is
+  // registered and enters its queue a cycle later, so the input's classification (the asid
+  // compare, the vmid select) ends at that register instead of reaching the queue's count, the
+  // parts' shift registers and the scheduler's registers computed a cycle ahead.
+  private val timing = LookupTiming(if (p.staged) 2 else 1, sram = false)
   private val acc = Wire(Valid(new PmlAccepted(p)))
   acc.valid := io.dirty.fire
   acc.bits.ctx := ek
