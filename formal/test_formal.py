@@ -47,6 +47,8 @@ TASKS = [
     ("pml/pml.sby", "pml_live", ["pml_formal"]),
     ("pml/pml.sby", "pml_cover", ["pml_formal"]),
     ("pml/pml.sby", "pml_cover_dedup", ["pml_formal_dedup"]),
+    ("pml/pml.sby", "pml_prove_1c", ["pml_formal_1c"]),
+    ("pml/pml.sby", "pml_live_1c", ["pml_formal_1c"]),
 ]
 
 # Test-only configurations (no named configuration has them): name -> (block, base configuration
@@ -56,6 +58,8 @@ TASKS = [
 TEST_RTL = OUT / "rtl"
 TEST_ONLY = {
     "pml_formal_dedup": ("pml", "pml_formal", {"dedupEntries": 2}),
+    # the single-cycle input (no decide stage without the filter; pml_formal has it)
+    "pml_formal_1c": ("pml", "pml_formal", {"inputStage": False}),
     # the other lookup latencies of the flop storage (babelfish_formal has 4)
     "babelfish_formal_lat1": ("babelfish", "babelfish_formal", {"latency": 1}),
     "babelfish_formal_lat2": ("babelfish", "babelfish_formal", {"latency": 2}),

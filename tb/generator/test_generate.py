@@ -342,7 +342,7 @@ NAMED = {
     "pml_default": ("pml", {}),
     "pml_dedup": ("pml", {"dedupEntries": 8}),
     "pml_formal": ("pml", {"contexts": 2, "entries": 4, "queueDepth": 2, "idBits": 2, "paBits": 32,
-                           "vaBits": 39, "vmidBits": 2, "asidBits": 2, "inputStage": False,
+                           "vaBits": 39, "vmidBits": 2, "asidBits": 2,
                            "formalPorts": True}),
     "devtlb_base": ("devtlb", {**DEVTLB, "partitioned": False, "ptbEntries": 1, "pbEntries": 0}),
     "devtlb_part": ("devtlb", {**DEVTLB, "ptbEntries": 1, "pbEntries": 0}),

@@ -231,8 +231,13 @@ def burst_start_stalls(p) -> int:
     (docs/pml-logger.md "Pipeline timing"): the first event's scheduler candidate comes a cycle
     after it reaches the head, so with queueDepth 2 the context's own queue is full for up to
     two cycles (the env checks that each such stall is on a full queue); deeper queues absorb
-    it."""
-    return 2 if p.queueDepth == 2 else 0
+    it. With the decide stage (`inputStage` or the filter) the first event reaches its queue a
+    cycle later and the next one holds its place (the credit) while it waits in the decide
+    stage, which makes up to four (measured on pml_formal; each stall is still checked by the
+    env against the model's full queue)."""
+    if p.queueDepth != 2:
+        return 0
+    return 4 if p.dedupEntries > 0 or p.inputStage else 2
 
 
 def depth1_cycles_per_event(p) -> int:
