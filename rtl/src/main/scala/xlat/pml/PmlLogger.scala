@@ -179,7 +179,14 @@ class PmlLogger(val p: PmlParams) extends Module {
   }
 
   // ---- input: ignore, filter or queue ------------------------------------------------------
-  private val queues = Seq.fill(C)(Module(new RegQueue(new PmlEvent(p), p.queueDepth)))
+  // With the decide stage, each queue's slot write enables are registers computed a cycle ahead
+  // (RegQueue writeAhead, issue 9, ninth round; no cycle change), one copy per ~22 data bits:
+  // the credit below guarantees that an event entering a queue in cycle t+1 had room in cycle t
+  // without that cycle's dequeue (it was accepted against the count and the decide stage's
+  // event), which is what writeAhead asks. Without the stage the enable stays "not full".
+  private val eventBits = (new PmlEvent(p)).getWidth
+  private val queues = Seq.fill(C)(Module(new RegQueue(new PmlEvent(p), p.queueDepth,
+    writeAhead = if (p.staged) (eventBits + 21) / 22 else 0)))
   private val ev = io.dirty.bits
   private val ectx = ev.vmid
   private val ek = ectx(p.ctxBits - 1, 0)
