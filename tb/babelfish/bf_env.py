@@ -428,8 +428,7 @@ class BabelFishEnv:
         return (self.inval.idle and self.fill.idle and self.lookup.idle and not self.pending)
 
     async def drain(self, timeout: int = 200000):
-        await self.loop.wait_until(lambda: self.quiet, timeout=timeout, what="drain")
-        await self.loop.cycles(max(3, self.latency + 2))
+        await self.loop.wait_held(lambda: self.quiet, max(3, self.latency + 2), timeout, "drain")
         # let an sram sweep finish before anyone reads counters or state
         if self.busy_until >= self.loop.cycle:
             await self.loop.cycles(self.busy_until - self.loop.cycle + 2)

@@ -41,6 +41,13 @@ TEST_ONLY = {
     # read register, match and select in one cycle)
     "tbx_sram": dict(sets=4, ways=6, superpageEntries=7, pcBits=6, replacement="plru",
                      storage="sram", latency=2),
+    # SRAM latency 4 (read register, hit vector, winner; the replacement word read ahead) with
+    # true LRU, 8 sets (the named L2 configurations run latency 6)
+    "tbx_sram4": dict(sets=8, ways=4, superpageEntries=5, pcBits=6, replacement="lru",
+                      storage="sram", latency=4),
+    # SRAM latency 5 (and the row registered twice) with LFSR random
+    "tbx_sram5": dict(sets=8, ways=5, superpageEntries=3, pcBits=6, replacement="random",
+                      storage="sram", latency=5),
 }
 CONFIGS = NAMED + list(TEST_ONLY)
 

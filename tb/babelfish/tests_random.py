@@ -209,7 +209,7 @@ class Stimulus:
     def _trap(self):
         """A fill layered over an entry the model holds now, whose lookup (a few lookups later)
         makes a rare priority case happen in every run, not only on lucky seeds: a private
-        entry over a shared one whose PC bit rejects the requester, a private entry over a
+        entry over a shared one whose PC bit rejects the requester or does not, a private entry over a
         global one, a global entry over a shared one, or a second private entry of another size
         for the same page (same class, the 4 KiB one wins). Returns (vpn, pageSize, pcid, ccid, own, global) or None."""
         r, mask = self.rng, (1 << self.n_pc) - 1
@@ -223,14 +223,23 @@ class Stimulus:
             "two_sizes": [e for e in present if e.own and not e.glob and e.pageSize > 0],
             "global_over_shared": [e for e in present if self.p.sharing and not e.own
                                    and not e.glob],
+            "private_over_shared": [e for e in present if self.p.sharing and not e.own
+                                    and not e.glob and ~e.pc & mask],
         }
         kinds = {k: v for k, v in kinds.items() if v}
         if not kinds:
             return None
-        kind = r.choice(sorted(kinds))
+        # a shared entry with a PC bit set is the rarest kind present: favour it when there
+        kind = "pc_reject" if "pc_reject" in kinds and r.random() < 0.4 else r.choice(sorted(kinds))
         e = r.choice(kinds[kind])
         if kind == "pc_reject":
             b = r.choice([b for b in range(self.n_pc) if e.pc >> b & 1])
+            procs = [q for q in self.procs if q[2] == b]
+            if not procs:
+                return None
+            pcid, ccid, vpn, ps = r.choice(procs)[0], e.ccid, e.vpn, e.pageSize
+        elif kind == "private_over_shared":   # the requester's PC bit is clear: both match
+            b = r.choice([b for b in range(self.n_pc) if not e.pc >> b & 1])
             procs = [q for q in self.procs if q[2] == b]
             if not procs:
                 return None

@@ -303,10 +303,9 @@ class DtEnv:
                     f"ats_resp_ready {self.h['ats_resp_ready'].value}, req_ready "
                     f"{self.h['req_ready'].value}, inval_ready {self.h['inval_ready'].value}")
         try:
-            await self.loop.wait_until(self.quiet, timeout, what)
+            await self.loop.wait_held(self.quiet, 3, timeout, what)   # counters lag a cycle
         except TbError as e:
             raise TbError(f"[{self.config}] {e}: {why()}") from None
-        await self.loop.cycles(3)       # counters are one cycle behind
 
     def check_counters(self, where="end"):
         m = self.model

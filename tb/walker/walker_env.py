@@ -560,8 +560,7 @@ class WalkerEnv:
                 and not self.pending_dirty)
 
     async def drain(self, timeout: int = 200000):
-        await self.loop.wait_until(lambda: self.quiet, timeout=timeout, what="drain")
-        await self.loop.cycles(3)
+        await self.loop.wait_held(lambda: self.quiet, 3, timeout, "drain")
 
     def read_counters(self) -> dict:
         return {c: int(getattr(self.dut, f"perf_{c}").value) for c in COUNTERS}

@@ -94,6 +94,19 @@ class CycleLoop:
             return
         raise TbError(f"timeout after {timeout} cycles waiting for {what} (cycle {self.cycle})")
 
+    async def wait_held(self, pred, cycles: int, timeout: int, what: str = "condition"):
+        """Wait until ``pred()`` has been true for more than ``cycles`` consecutive cycles.
+        Counters and state are registers that show the last cycle's work a cycle or more
+        later: a fixed wait after ``pred`` first held races anything that starts and ends
+        inside the wait (a background reader's access)."""
+        run = [0]
+
+        def held() -> bool:
+            run[0] = run[0] + 1 if pred() else 0
+            return run[0] > cycles
+
+        await self.wait_until(held, timeout, f"{what} for {cycles} cycles")
+
     async def reset(self, cycles: int = 5):
         """Hold reset for ``cycles`` cycles (components drive idle and ignore samples)."""
         self.in_reset = True

@@ -29,6 +29,7 @@ LENGTHS = {
     "walker": ("XLAT_WALKER_WALKS", 1500, 10000),
     "pml": ("XLAT_PML_EVENTS", 15000, 100000),
     "devtlb": ("XLAT_DEVTLB_REQS", 3000, 100000),
+    "perforated": ("XLAT_PERFORATED_REQS", 1500, 50000),
 }
 
 

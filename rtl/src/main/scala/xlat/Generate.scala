@@ -7,6 +7,7 @@ import xlat.babelfish.BabelFishConfigs
 import xlat.pml.PmlConfigs
 import xlat.walker.WalkerConfigs
 import xlat.devtlb.DevTlbConfigs
+import xlat.perforated.PerforatedConfigs
 
 /** Command-line generator: a thin layer (scopt) over the blocks' [[BlockConfigs]], which hold
   * the named configurations; [[Emit]] writes each design.
@@ -28,7 +29,7 @@ import xlat.devtlb.DevTlbConfigs
 object Generate {
 
   /** The blocks the generator knows, in the order `--list` and `--all` go through them. */
-  val blocks: Seq[BlockConfigs[_ <: Product]] = Seq(BabelFishConfigs, WalkerConfigs, PmlConfigs, DevTlbConfigs)
+  val blocks: Seq[BlockConfigs[_ <: Product]] = Seq(BabelFishConfigs, WalkerConfigs, PmlConfigs, DevTlbConfigs, PerforatedConfigs)
 
   /** Every block's named configurations. */
   def named: Seq[(String, () => Design)] = blocks.flatMap(_.namedDesigns)

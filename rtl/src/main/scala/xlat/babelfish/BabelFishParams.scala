@@ -44,7 +44,7 @@ case class BabelFishParams(
 
   val sram: Boolean = storage == "sram"
   /** Stage registers of the lookup pipeline; `latency` = cycles from an accepted lookup to its response. */
-  val timing: LookupTiming = LookupTiming(latency, sram)
+  val timing: LookupTiming = LookupTiming(latency, sram, sramDeep = true)
   val pcIdxBits: Int = log2Ceil(pcBits).max(1)
   val tagBits: Int = vpnBits - setBits
   val entries: Int = sets * ways + superpageEntries
@@ -55,6 +55,8 @@ case class BabelFishParams(
   def derived: Seq[(String, Any)] = Seq(
     "readReg" -> timing.readReg,
     "hitReg" -> timing.hitReg,
+    "opReg" -> timing.opReg,
+    "rowReg" -> timing.rowReg,
     "writeShadow" -> timing.writeShadow,
     "pcIdxBits" -> pcIdxBits,
     "setBits" -> setBits,

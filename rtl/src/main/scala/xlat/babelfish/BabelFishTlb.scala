@@ -24,9 +24,13 @@ import xlat.common._
   *  - respond: the winner's data makes the registered response and touches the replacement
   *    state; a fill picks its way (same key, else first invalid, else the victim); an
   *    invalidation clears the valid bits of what it removes;
-  *  - commit (latency 4): the fill's way is written one cycle after it was chosen
+  *  - commit (latency 4 and above): the fill's way is written one cycle after it was chosen
   *    ([[FillCommit]]); at lower latencies the fill writes in respond.
-  * `latency` (1 to 4 for flops, 2 to 4 for SRAM) says which stage boundaries are registers. After
+  * `latency` (1 to 4 for flops, 2 to 6 for SRAM) says which stage boundaries are registers; SRAM
+  * 5 adds a second row register after the block RAM's read register, SRAM 6 also registers the
+  * accepted operation before the read (so the block RAMs' address comes from a register), and
+  * at both the set's valid word is read with the row and registered like it (the valid bits
+  * then join the comparators in match) and a fill's way choice starts in pick. After
   * a fill or an invalidation nothing is accepted until it has landed ([[WriteShadow]]): every
   * operation sees all earlier ones, and lookups alone run back to back, one a cycle. With SRAM
   * an invalidation by PCID or CCID sweeps the sets, one per cycle, through the same pipeline.
@@ -109,7 +113,9 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   issue.bits.invalKinds := rule.kindsOf(issue.bits.inval)
   // SRAM: the set one-hot, decoded here for the later stages' per-set state (valid flags,
   // replacement words): an AND-OR over the sets instead of a multiplexer tree in their stage
-  issue.bits.setOH := (if (p.sram && p.sets > 1) UIntToOH(issue.bits.set, p.sets) else 1.U)
+  // (with opReg: decoded after the operation register instead, out of the acceptance path)
+  private def setOHOf(set: UInt): UInt = if (p.sram && p.sets > 1) UIntToOH(set, p.sets) else 1.U
+  issue.bits.setOH := (if (timing.opReg) 0.U else setOHOf(issue.bits.set))
   issue.bits.pcSelect := rule.pcSelectOf(io.lookup_req.bits)
   issue.bits.set := MuxCase(
     setOf(io.lookup_req.bits.vpn),
@@ -131,32 +137,68 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     when(sweepSet === (p.sets - 1).U) { sweeping := false.B }
   }
 
-  pages.io.read.valid := issue.valid
-  pages.io.read.bits := issue.bits.set
+  // opReg (SRAM latency 6): the accepted operation is registered once before the read, so that
+  // the block RAMs' read address and enable come from a register, not from the valids'
+  // priority and the set multiplexer of acceptance
+  private val r = {
+    val x = Stage(issue, timing.opReg)
+    if (!timing.opReg) x
+    else {
+      val y = Wire(chiselTypeOf(x))
+      y := x
+      y.bits.setOH := setOHOf(x.bits.set)
+      y
+    }
+  }
+  pages.io.read.valid := r.valid
+  pages.io.read.bits := r.bits.set
   supers.io.read.valid := false.B
   supers.io.read.bits := 0.U
 
   // ---- match stage: every candidate entry against the operation ---------------------------
   // The write shadow keeps storage unchanged from an operation's read to its last stage, so
   // the valid bits read with the row and the live superpage array agree with the row data.
-  private val c = Stage(issue, timing.readReg)
-  private val rowC = pages.io.readData.map(pageView(_, c.bits.set))
+  // rowReg (SRAM latency 5 and 6): the row registered a second time after the block RAM's read
+  // register, so that the comparators start from flops instead of the block RAM's clock-to-out
+  private val b = Stage(r, timing.readReg)
+  private val c = Stage(b, timing.rowReg)
+  private val rowC = Stage.carry(pages.io.readData, timing.rowReg).map(pageView(_, c.bits.set))
   // valid bits are read here from the registered set: the write shadow keeps them as they were
   // when the row was read, and the input ports stay out of their 1-of-sets multiplexer
+  // (with rowReg: the valid word is read with the row, from the read stage's set, and
+  // registered twice like the row (Yosys merges the first register into the block RAM's read
+  // port, as it does a single one); its flags are read one stage later through the registered
+  // set one-hot and registered once: the valid bits join the comparators here from flops, one
+  // LUT level, with no block-RAM clock-to-out in match)
   private val rowValidC = pageValidRam match {
+    case Some(v) if timing.rowReg =>
+      val wordB = Reg(UInt(p.ways.W))
+      val wordC = Reg(UInt(p.ways.W))
+      val allC = Reg(Bool())
+      val nonGlobalC = Reg(Bool())
+      val (all, nonGlobal) = v.readFlags(b.bits.setOH)
+      wordB := v.readWord(r.bits.set); wordC := wordB
+      allC := all; nonGlobalC := nonGlobal
+      v.applyFlags(wordC, allC, nonGlobalC, rowC.map(_.global))
     case Some(v) => v.read(c.bits.set, c.bits.setOH, rowC.map(_.global))
     case None    => pageValid.get(c.bits.set)
   }
   private val supC = supers.io.readData
   private val entriesC = rowC ++ supC
   private val validsC = rowValidC ++ superValid
-  private val newC = rule.entryOf(c.bits.fill)
+  // (rowReg: the fill's key with its VPN unaligned: the same-key compare needs equal sizes,
+  // which makes the offset bits irrelevant, so no alignment sits in front of the comparators)
+  private val newC = if (timing.rowReg) rule.keyOf(c.bits.fill) else rule.entryOf(c.bits.fill)
 
   // Valid bits join the comparisons one stage later (hit vectors in pick, same-key vector in
   // respond): the 1-of-sets multiplexer of the valid bits then runs beside the comparators
-  // instead of in front of their last gate.
-  private val hitsC = VecInit(entriesC.map(rule.lookup(_, true.B, c.bits.lookup, c.bits.pcSelect)))
-  private val sameC = VecInit(entriesC.map(rule.sameKey(_, true.B, newC)))
+  // instead of in front of their last gate. With rowReg (SRAM latency 5, 6) they come from
+  // flops (read one stage earlier, above) and join here, in match, so that pick starts from
+  // the registered vectors.
+  private val validInMatch = timing.rowReg
+  private val matchValids = if (validInMatch) validsC else validsC.map(_ => true.B)
+  private val hitsC = VecInit(entriesC.zip(matchValids).map { case (e, v) => rule.lookup(e, v, c.bits.lookup, c.bits.pcSelect) })
+  private val sameC = VecInit(entriesC.zip(matchValids).map { case (e, v) => rule.sameKey(e, v, newC) })
   // What an invalidation removes among the entries it can see here: with SRAM the set being
   // read (page kinds: the set of `vpn`; PCID / CCID: the sweep's set), with flops every entry.
   // A page kind can only remove 4 KiB entries of the page's own set, the row read: every other
@@ -171,14 +213,43 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     }))
   private val superTermsC = VecInit(supC.map(e => rule.removeTerms(e, c.bits.inval, inPage(e))))
 
+  // With rowReg (SRAM latency 5, 6) the superpage array, flops that no write changes from an
+  // operation's acceptance to its last stage (write shadow), is compared with the lookup one
+  // stage early, in the row-register stage, and match resolves its priority within each class
+  // (the lowest index: [[ClassWin]]): pick then combines the row's 12 ways with one winner and
+  // one "any" bit per class of the superpage array instead of with every superpage entry.
+  private val classes = Seq[ClassMatch => Bool](_.priv, _.global, _.shared)
+  private val supWinC = if (!timing.rowReg) None else Some {
+    val hitsB = VecInit(supers.io.readData.zip(superValid).map { case (e, v) =>
+      rule.lookup(e, v, b.bits.lookup, b.bits.pcSelect)
+    })
+    val hits = RegNext(hitsB)
+    val cw = Wire(new ClassWin(p.superpageEntries))
+    cw.sel := VecInit(classes.map(cls => VecInit(PriorityEncoderOH(hits.map(cls)))))
+    cw.any := VecInit(classes.map(cls => hits.map(cls).reduce(_ || _)))
+    cw
+  }
+  // With rowReg: per entry, whether its PCID differs from the lookup's, for the response's
+  // crossHit (a 1-of-entries bit instead of a PCID multiplexer and comparator in respond)
+  private val otherPcidC =
+    if (!timing.rowReg) None else Some(VecInit(entriesC.map(_.pcid =/= c.bits.lookup.pcid)))
+
   // ---- pick stage: the winning entry as a one-hot vector -----------------------------------
   private val k = Stage(c, timing.hitReg)
-  private val m = VecInit(Stage.carry(hitsC, timing.hitReg).zip(Stage.carry(VecInit(validsC), timing.hitReg)).map {
-    case (h, v) => h.onlyIf(v)
-  })
-  private val anyPriv = m.map(_.priv).reduce(_ || _)
-  private val anyGlobal = m.map(_.global).reduce(_ || _)
-  private val anyShared = m.map(_.shared).reduce(_ || _)
+  private val m =
+    if (validInMatch) Stage.carry(hitsC, timing.hitReg)
+    else VecInit(Stage.carry(hitsC, timing.hitReg).zip(Stage.carry(VecInit(validsC), timing.hitReg)).map {
+      case (h, v) => h.onlyIf(v)
+    })
+  private val supWinK = supWinC.map(Stage.carry(_, timing.hitReg))
+  /** Whether any entry of a class matches (with rowReg: the row's ways and the superpage winner). */
+  private def anyOf(i: Int): Bool = supWinK match {
+    case Some(sw) => m.take(p.ways).map(classes(i)).reduce(_ || _) || sw.any(i)
+    case None     => m.map(classes(i)).reduce(_ || _)
+  }
+  private val anyPriv = anyOf(0)
+  private val anyGlobal = anyOf(1)
+  private val anyShared = anyOf(2)
   // The class that serves: private > global > shared. Within a class the 4 KiB array wins, and
   // within the superpage array the lowest index. Keys are unique in an array (formal I4) and a
   // class's key fixes everything its match compares, so at most one way of the set matches per
@@ -188,15 +259,30 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val rowHits = m.take(p.ways)
   private val supHits = m.drop(p.ways)
   private val pick = Wire(new Pick(p.ways + p.superpageEntries))
-  pick.sel := VecInit(
+  pick.sel := (if (!timing.rowReg) VecInit(
     rowHits.map(h => wins.map { case (cls, win) => win && cls(h) }.reduce(_ || _)) ++
       wins.map { case (cls, win) =>
         val inRow = rowHits.map(cls).reduce(_ || _)
         PriorityEncoderOH(supHits.map(cls)).map(_ && win && !inRow)
       }.transpose.map(_.reduce(_ || _))
-  )
+  ) else {
+    // the same choice, flatter (SRAM latency 5, 6): an entry of a class matching implies that
+    // class matches, so each entry needs only "no higher class matches", and a superpage entry
+    // "no entry of its class in the row or at a lower index"
+    // (the superpage array's winner per class comes from match: supWinK)
+    val higher = Seq(false.B, anyPriv, anyPriv || anyGlobal)
+    val sw = supWinK.get
+    VecInit(
+      rowHits.map(h => classes.zip(higher).map { case (cls, hi) => cls(h) && !hi }.reduce(_ || _)) ++
+        classes.indices.map { i =>
+          val inRow = rowHits.map(classes(i)).reduce(_ || _)
+          sw.sel(i).map(_ && !higher(i) && !inRow)
+        }.transpose.map(_.reduce(_ || _))
+    )
+  })
   pick.hit := anyPriv || anyGlobal || anyShared
   pick.shared := !anyPriv && !anyGlobal && anyShared
+  pick.any := VecInit(anyPriv, anyGlobal, anyShared)
 
   // what an invalidation removes, from the comparisons of match and the one-hot kind
   private val kinds = k.bits.invalKinds
@@ -210,6 +296,26 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
       })
   }
   private val superRmK = VecInit(Stage.carry(superTermsC, timing.hitReg).map(rule.removesBy(_, kinds)))
+
+  // With rowReg (SRAM latency 5, 6) a fill's way choice starts here, in pick, which a fill does
+  // not otherwise use: the same-key vector with the valid bits applied, and per array whether
+  // and where there is a same-key way and a free way; respond then only chooses among them and
+  // the victim. (At lower latencies respond does all of it: the flops of babelfish_l1 stay as
+  // they are.)
+  private val choiceK = if (!timing.rowReg) None else Some {
+    // (the valid bits are in the same-key vector since match)
+    val sameK = Stage.carry(sameC, timing.hitReg)
+    val validK = Stage.carry(VecInit(validsC), timing.hitReg)
+    def early(sameKey: Seq[Bool], vs: Seq[Bool]): EarlyWay = {
+      val e = Wire(new EarlyWay(p))
+      e.anySame := sameKey.reduce(_ || _)
+      e.sameWay := PriorityEncoder(sameKey)
+      e.anyFree := vs.map(!_).reduce(_ || _)
+      e.freeWay := PriorityEncoder(vs.map(!_))
+      e
+    }
+    VecInit(early(sameK.take(p.ways), validK.take(p.ways)), early(sameK.drop(p.ways), validK.drop(p.ways)))
+  }
 
   // ---- respond stage -----------------------------------------------------------------------
   private val s = Stage(k, timing.selReg)
@@ -228,7 +334,11 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   // ---- lookup ------------------------------------------------------------------------------
   private val req = s.bits.lookup
   private val lookupNow = s.valid && s.bits.kind === AccessKind.Lookup
-  private val hit = won.hit
+  // (with rowReg `hit` and `shared` are made in respond from the three registered "any class"
+  // bits: the ORs behind pick's class priority then end in three registers instead of also in
+  // front of `hit`, which ABC built on the priority's high-fan-out ORs)
+  private val hit = if (timing.rowReg) won.any.asUInt.orR else won.hit
+  private val wonShared = if (timing.rowReg) !won.any(0) && !won.any(1) && won.any(2) else won.shared
   private val e = Mux1H(won.sel, entries)
 
   private val resp = Wire(new LookupResp(p))
@@ -237,8 +347,11 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   resp.pageSize := Mux(hit, e.pageSize, 0.U)
   resp.perm := Mux(hit, e.perm, 0.U.asTypeOf(e.perm))
   resp.dirty := hit && e.dirty
-  resp.shared := won.shared
-  resp.crossHit := won.shared && e.pcid =/= req.pcid
+  resp.shared := wonShared
+  resp.crossHit := wonShared && (otherPcidC match {
+    case Some(o) => Mux1H(won.sel, toRespond(o))
+    case None    => e.pcid =/= req.pcid
+  })
   resp.permFault := hit && AccessCmd.faults(req.cmd, req.user, e.perm, e.dirty)
 
   io.lookup_resp.valid := RegNext(lookupNow, false.B)
@@ -253,9 +366,30 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   // computed once from that word and written into its set, instead of by update logic per set
   // with the way fanned out to every word.
   private val pageAhead = if (p.sram && timing.selReg && p.sets > 1) Some(new ReadAhead(pageRepl, setW)) else None
-  private val pageWord = pageAhead.map(a => a.word(set, RegNext(pageRepl.peekOH(k.bits.setOH))))
-  private val touchWord = pageWord.map(pageRepl.policy.touch(_, hitWay))
-  when(lookupNow && hit) {
+  // (with rowReg the set comparison of the bypass is registered in pick: the operation in pick
+  // now is the one in respond next cycle, and the one in respond now is the one that touched)
+  private val pageWord = pageAhead.map { a =>
+    val early = RegNext(pageRepl.peekOH(k.bits.setOH))
+    if (timing.rowReg) a.wordSame(RegNext(k.bits.set === s.bits.set), early) else a.word(set, early)
+  }
+  private val touchWord = pageWord.map { pw =>
+    // (with rowReg from the one-hot winner: no encoded way in front of the tree update)
+    if (timing.rowReg) pageRepl.policy.touchOH(pw, won.sel.take(p.ways)) else pageRepl.policy.touch(pw, hitWay)
+  }
+  // (with rowReg each array's touch is enabled by its own winner bits, which imply a hit: the
+  // superpage state's enables then do not wait for the set's ways)
+  private val selSuper = VecInit(won.sel.drop(p.ways)).asUInt.orR
+  if (timing.rowReg) {
+    when(lookupNow && selPage) {
+      touchWord match {
+        case Some(t) => pageRepl.writeOH(s.bits.setOH, t)
+        case None    => pageRepl.touch(set, hitWay)
+      }
+    }
+    when(lookupNow && selSuper) {
+      superRepl.writeOH(1.U, superRepl.policy.touchOH(superRepl.peek(0.U), won.sel.drop(p.ways)))
+    }
+  } else when(lookupNow && hit) {
     when(selPage) {
       // with the read-ahead word the new word is computed once and written into the one set
       touchWord match {
@@ -266,7 +400,8 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
       superRepl.touch(0.U, OHToUInt(won.sel.drop(p.ways)))
     }
   }
-  pageAhead.foreach(_.touched(lookupNow && hit && selPage, set, touchWord.get))
+  pageAhead.foreach(_.touched(lookupNow && selPage, set,
+    if (timing.rowReg) Mux(s.bits.kind === AccessKind.Fill, pageWord.get, touchWord.get) else touchWord.get))
   private val pageVictim = pageWord.map(pageRepl.policy.victim(_)).getOrElse(pageRepl.victim(set))
 
   // ---- fill: choose the way in respond, write it in commit ---------------------------------
@@ -281,8 +416,20 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     val way = Mux(sameKey.reduce(_ || _), PriorityEncoder(sameKey), Mux(evict, victim, PriorityEncoder(free)))
     (way, evict)
   }
-  private val (pageWay, pageEvict) = chooseWay(same.take(p.ways), rowValid, pageVictim)
-  private val (superWay, superEvict) = chooseWay(same.drop(p.ways), superValid, superRepl.victim(0.U))
+  /** [[chooseWay]] from what pick found ([[EarlyWay]]). */
+  private def chooseEarly(e: EarlyWay, victim: UInt): (UInt, Bool) = {
+    val evict = !e.anySame && !e.anyFree
+    (Mux(e.anySame, e.sameWay, Mux(evict, victim, e.freeWay)), evict)
+  }
+  private val choiceS = choiceK.map(Stage.carry(_, timing.selReg))
+  private val (pageWay, pageEvict) = choiceS match {
+    case Some(cs) => chooseEarly(cs(0), pageVictim)
+    case None     => chooseWay(same.take(p.ways), rowValid, pageVictim)
+  }
+  private val (superWay, superEvict) = choiceS match {
+    case Some(cs) => chooseEarly(cs(1), superRepl.victim(0.U))
+    case None     => chooseWay(same.drop(p.ways), superValid, superRepl.victim(0.U))
+  }
 
   private val choice = Wire(Valid(new FillCommit(p)))
   choice.valid := fillNow && n.pageSize =/= PageSize.Reserved.U
@@ -294,14 +441,22 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val w = Stage(choice, timing.selReg)
   // the fill's new replacement word (as ReplacementState.fill makes it), from the read-ahead
   // word: nothing else updates the set between respond and commit (write shadow)
+  // the commit's way is wide enough for either array: each array takes the bits it indexes by
+  private val pageWayW = w.bits.way(log2Ceil(p.ways).max(1) - 1, 0)
+  // (with rowReg computed in commit from the registered word, way and evict: out of the way
+  // choice's path)
   private val fillWordW = pageWord.map { pw =>
     val pol = pageRepl.policy
     val way = Wire(UInt(pol.wayBits.W))
-    way := pageWay
-    RegNext(pol.touch(Mux(pageEvict, pol.taken(pw), pw), way))
+    if (timing.rowReg) {
+      val pwW = pageAhead.get.last
+      way := pageWayW
+      pol.touch(Mux(w.bits.evict, pol.taken(pwW), pwW), way)
+    } else {
+      way := pageWay
+      RegNext(pol.touch(Mux(pageEvict, pol.taken(pw), pw), way))
+    }
   }
-  // the commit's way is wide enough for either array: each array takes the bits it indexes by
-  private val pageWayW = w.bits.way(log2Ceil(p.ways).max(1) - 1, 0)
   private val superWayW = w.bits.way(log2Ceil(p.superpageEntries).max(1) - 1, 0)
 
   pages.io.write.valid := w.valid && !w.bits.toSuper
@@ -315,7 +470,10 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
 
   // SRAM: the set's valid word as the fill leaves it (the row's bits read in match, unchanged
   // since: write shadow), written whole in commit
-  private val fillValidW = Stage.carry(VecInit(rowValid.zipWithIndex.map { case (b, i) => b || pageWay === i.U }), timing.selReg)
+  // (with rowReg: computed in commit from the registered way, out of the way choice's path)
+  private val fillValidW =
+    if (timing.rowReg) VecInit(RegNext(rowValid).zipWithIndex.map { case (b, i) => b || pageWayW === i.U })
+    else Stage.carry(VecInit(rowValid.zipWithIndex.map { case (b, i) => b || pageWay === i.U }), timing.selReg)
   when(w.valid && !w.bits.toSuper) {
     pageValid.foreach(_(w.bits.set)(pageWayW) := true.B)
     pageOwner.foreach { o =>
@@ -329,15 +487,29 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     }
   }
   when(w.valid && w.bits.toSuper) {
-    superValid(superWayW) := true.B
+    if (!timing.rowReg) superValid(superWayW) := true.B
     superRepl.fill(0.U, superWayW, w.bits.evict)
+  }
+  // With rowReg the superpage valid bits take registered per-entry enables: set, decoded in
+  // respond from the chosen way and registered into commit; cleared, the removal mask with the
+  // invalidation's kind and valid folded in pick and registered into respond (one LUT in front
+  // of each valid flop instead of the commit's and respond's control fanned out to them)
+  if (timing.rowReg) {
+    val setW = RegNext(VecInit((0 until p.superpageEntries).map(j => choice.valid && toSuper && superWay === j.U)),
+      VecInit(Seq.fill(p.superpageEntries)(false.B)))
+    val kInval = k.valid && k.bits.kind === AccessKind.Inval
+    val clrS = RegNext(VecInit(superRmK.map(_ && kInval)), VecInit(Seq.fill(p.superpageEntries)(false.B)))
+    for (j <- 0 until p.superpageEntries) {
+      when(clrS(j)) { superValid(j) := false.B }.elsewhen(setW(j)) { superValid(j) := true.B }
+    }
   }
   private val evicted = w.valid && w.bits.evict
 
   // ---- invalidation ------------------------------------------------------------------------
   private val invalNow = s.valid && s.bits.kind === AccessKind.Inval
   private val iv = s.bits.inval
-  private val flash = iv.kind === InvalKind.All.U || iv.kind === InvalKind.NonGlobal.U || InvalKind.reserved(iv.kind)
+  private def flashOf(kind: UInt): Bool = kind === InvalKind.All.U || kind === InvalKind.NonGlobal.U || InvalKind.reserved(kind)
+  private val flash = flashOf(iv.kind)
   // SRAM: the set read loses what the invalidation removes (a page kind, or a sweep's set),
   // or every set takes a flash flag (the flags are set after any write of the same cycle)
   // A fill's commit and an invalidation's respond never share a cycle (write shadow): one
@@ -345,14 +517,30 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   pageValidRam.foreach { v =>
     val fillW = w.valid && !w.bits.toSuper
     val invalWord = VecInit(rowValid.zip(pageRm(0)).map { case (b, rm) => b && !rm })
-    v.write(fillW || (invalNow && !flash), Mux(fillW, w.bits.set, set), Mux(fillW, fillValidW, invalWord))
-    v.flash(invalNow && flash, iv.kind === InvalKind.NonGlobal.U)
+    if (timing.rowReg) {
+      // the set one-hot registered with the commit (the commit is the cycle after respond)
+      val oh = Wire(UInt(p.sets.W))
+      oh := Mux(fillW, RegNext(s.bits.setOH), s.bits.setOH)
+      // which invalidation writes, decided in pick from its kind and registered (selReg: respond
+      // is the cycle after pick), so that the enables fanned out to every set's flags start
+      // from registers
+      val ki = k.valid && k.bits.kind === AccessKind.Inval
+      val kFlash = flashOf(k.bits.inval.kind)
+      val invalSetW = RegNext(ki && !kFlash, false.B)
+      val flashW = RegNext(ki && kFlash, false.B)
+      val flashNonGlobal = RegNext(k.bits.inval.kind === InvalKind.NonGlobal.U)
+      v.writeOH(fillW || invalSetW, Mux(fillW, w.bits.set, set), oh, Mux(fillW, fillValidW, invalWord))
+      v.flash(flashW, flashNonGlobal)
+    } else {
+      v.write(fillW || (invalNow && !flash), Mux(fillW, w.bits.set, set), Mux(fillW, fillValidW, invalWord))
+      v.flash(invalNow && flash, iv.kind === InvalKind.NonGlobal.U)
+    }
   }
   when(invalNow) {
     pageValid.foreach { pv =>
       for (i <- 0 until p.sets; w <- 0 until p.ways) { when(pageRm(i)(w)) { pv(i)(w) := false.B } }
     }
-    for (j <- 0 until p.superpageEntries) {
+    if (!timing.rowReg) for (j <- 0 until p.superpageEntries) {
       when(superRm(j)) { superValid(j) := false.B }
     }
   }
@@ -414,12 +602,25 @@ class AccessOp(p: BabelFishParams) extends Bundle {
 }
 
 /** The pick stage's result: the winning entry (one-hot over the set's ways, then the
-  * superpage entries), whether there is one, and whether it is a shared entry.
+  * superpage entries), whether there is one, and whether it is a shared entry (with SRAM
+  * latency 5, 6 respond makes these two from `any` instead).
   */
 class Pick(n: Int) extends Bundle {
   val sel = Vec(n, Bool())
   val hit = Bool()
   val shared = Bool()
+  /** Whether an entry of each class matches (private, global, shared). */
+  val any = Vec(3, Bool())
+}
+
+/** What pick finds for a fill in one array (SRAM latency 5, 6): a valid way with the same key
+  * (the lowest), and the lowest invalid way.
+  */
+class EarlyWay(p: BabelFishParams) extends Bundle {
+  val anySame = Bool()
+  val sameWay = UInt(log2Ceil(p.ways.max(p.superpageEntries)).max(1).W)
+  val anyFree = Bool()
+  val freeWay = UInt(log2Ceil(p.ways.max(p.superpageEntries)).max(1).W)
 }
 
 /** A fill's chosen way, on its way from respond to commit. */
@@ -429,4 +630,13 @@ class FillCommit(p: BabelFishParams) extends Bundle {
   val toSuper = Bool()
   val way = UInt(log2Ceil(p.ways.max(p.superpageEntries)).max(1).W)
   val evict = Bool()
+}
+
+/** The superpage array's matches per class, resolved in match (SRAM latency 5, 6): `sel(c)` the
+  * lowest-index entry of class c (0 private, 1 global, 2 shared) one-hot, `any(c)` whether one
+  * matches.
+  */
+class ClassWin(n: Int) extends Bundle {
+  val sel = Vec(3, Vec(n, Bool()))
+  val any = Vec(3, Bool())
 }

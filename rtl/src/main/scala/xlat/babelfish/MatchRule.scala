@@ -134,6 +134,18 @@ class MatchRule(p: BabelFishParams) {
     e
   }
 
+  /** [[entryOf]] with the fill's VPN as given, not aligned: for [[sameKey]] only, which compares
+    * the VPNs above the stored entry's page offset and requires equal sizes, so the fill's
+    * offset bits never matter (the alignment's mask then stays out of the comparators' path).
+    */
+  def keyOf(f: FillReq): BabelFishEntry = {
+    val e = entryOf(f)
+    val k = Wire(new BabelFishEntry(p, p.vpnBits))
+    k := e
+    k.vpn := f.vpn
+    k
+  }
+
   /** A fill that is not installed (reserved size) or whose superpage PPN is misaligned. */
   def badFill(f: FillReq): Bool =
     f.pageSize === PageSize.Reserved.U || PageSize.misaligned(f.ppn, f.pageSize)

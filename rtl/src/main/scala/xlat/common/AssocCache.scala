@@ -75,6 +75,21 @@ import chisel3.util._
   * (decoded beside the landing's selects, not from the chosen index). The same behaviour as
   * the plain operations.
   *
+  * ==Late writes (with `writeLate`, needs `ahead` and `split`)==
+  * For the clock, a fill's landing only chooses its entry (and updates the PLRU order); the
+  * entry's data, valid, provisional, owner and re-reference registers are written one cycle
+  * later (the *write* cycle) from the registered choice, so no entry register sits behind the
+  * landing's de-duplication pick. `wroteLast` is then the entry whose write took effect at the
+  * end of the previous cycle (a caller that matched in that cycle drops a hit on it); an entry
+  * whose write is pending in the write cycle still shows its previous content, valid or not,
+  * and a lookup may use it (that content was valid when the caller chose it). A fill's key is
+  * compared, besides the previous fill's (landing) data, with the data of the fill in its write
+  * cycle, for the entry that write changes. The free entries a choice ahead sees exclude the
+  * entry being written. A `cancel()` drops both the landing fill and the fill in its write cycle;
+  * the entry the latter would have written is invalidated (its previous content too). An owner's
+  * confirm in the landing or the write cycle confirms the fill; a drop of the owner of the
+  * entry's previous content in the write cycle does not remove the new content.
+  *
   * Each operation (one lookup touch or one fill, any invalidations, one confirm and one drop)
   * may happen once a cycle; a fill wins over an invalidation or a drop of the same entry; an
   * owner's pin set in the cycle of its confirm or drop stays. A touch and a fill never share a
@@ -90,11 +105,13 @@ class AssocCache[T <: Data](
     late: Boolean = false,
     keyIn: Boolean = false,
     ahead: Boolean = false,
-    split: Boolean = false
+    split: Boolean = false,
+    writeLate: Boolean = false
 ) {
   require(!keyIn || (late && sameKey.isDefined), "AssocCache: keyIn needs late and sameKey")
   require(!ahead || late, "AssocCache: ahead needs late")
   require(!split || (late && keyIn), "AssocCache: split needs late and keyIn")
+  require(!writeLate || (ahead && split), "AssocCache: writeLate needs ahead and split")
   require(n >= 1, s"AssocCache needs at least one entry, got $n")
   private val store = FullyAssocStorage(gen, n, wayOH = ahead)
   private val validR = RegInit(VecInit(Seq.fill(n)(false.B)))
@@ -204,6 +221,14 @@ class AssocCache[T <: Data](
   def confirm(owner: UInt): Unit = { confirmEn := true.B; confirmOwner := owner }
   def drop(owner: UInt): Unit = { dropEn := true.B; dropOwner := owner }
 
+  // With writeLate: the fill in its write cycle (registered at its landing), see "Late writes".
+  private val fillW = RegInit(false.B)
+  private val wOHW = Reg(Vec(n, Bool()))
+  private val dataW = Reg(gen)
+  private val ownerW = Reg(UInt(ownerBits.W))
+  /** The entry a write changed at the end of the previous cycle (with writeLate). */
+  private val wrote2R = RegInit(VecInit(Seq.fill(n)(false.B)))
+  private val pendingW = (0 until n).map(i => writeLate.B && fillW && wOHW(i))
   private val dup = sameKey match {
     case Some(same) if keyIn =>
       // the key compare of the fill's own cycle, except on the entry the previous fill wrote
@@ -211,11 +236,17 @@ class AssocCache[T <: Data](
       // (the two fills' keys compared when the second is asked: the same compare a cycle
       // earlier, so it is not in front of the landing)
       val lastSame = RegNext(same(fillDataA, fillData))
-      VecInit((0 until n).map(i => validR(i) && Mux(wroteLastR(i), lastSame, sameA(i))))
+      if (writeLate) {
+        // the entry the landing fill writes holds its data once written (lastSame); the entry
+        // written at the end of the previous cycle was compared with its old data: compare with
+        // the fill that wrote it instead (a fill in its write cycle when this one was asked)
+        val lastSame2 = RegNext(same(dataW, fillData))
+        VecInit((0 until n).map(i => Mux(wroteLastR(i), lastSame, validR(i) && Mux(wrote2R(i), lastSame2, sameA(i)))))
+      } else VecInit((0 until n).map(i => validR(i) && Mux(wroteLastR(i), lastSame, sameA(i))))
     case Some(same) => VecInit(validR.zip(entries).map { case (v, x) => v && same(x, fillDataA) })
     case None       => VecInit(Seq.fill(n)(false.B))
   }
-  private val free = validR.map(!_)
+  private val free = (0 until n).map(i => !validR(i) && !pendingW(i))
   private val victim = repl.victim(0.U)
   private val pinned = if (pins) pinR.reduce(_ | _) else 0.U(n.W)
   private val anyOpen = (0 until n).map(i => !pinned(i)).reduce(_ || _)
@@ -281,40 +312,60 @@ class AssocCache[T <: Data](
       (idx, wOH, fAny, candR.toSeq, topR)
     }
   private val evicting = !dupAny && !freeAny
-  /** The entry a fill this cycle writes (for proofs and counters). */
-  val fillWay: UInt = way
+  /** The entry a fill writes in this cycle (for proofs and counters): the landing's choice, or
+    * with writeLate the entry of the fill in its write cycle. */
+  val fillWay: UInt = if (writeLate) OHToUInt(wOHW) else way
+  /** Whether a fill writes an entry in this cycle (with writeLate: the write cycle's, not cancelled). */
+  val fillWrites: Bool = if (writeLate) fillW && !cancelEn else fillA
   /** The entry a fill in this cycle writes, one-hot (for a pipelined caller's bypass). */
   def fillWayOH: Seq[Bool] = wayOH
   store.io.read.valid := false.B
   store.io.read.bits := 0.U
   /** With `late`: the entry the previous cycle's fill wrote, one-hot (none without `late`). */
   wroteLastR := VecInit((0 until n).map(i => late.B && fillA && wayOH(i)))
-  val wroteLast: Vec[Bool] = wroteLastR
-  store.io.write.valid := fillA
+  private val fillConfirmed = late.B && confirmedOwner(fillOwnerA)
+  // The fill the entry registers take: the landing's, or with writeLate the one in its write
+  // cycle (from registers only; a cancel in that cycle drops it and invalidates its entry).
+  private val wrEn = if (writeLate) fillW && !cancelEn else fillA
+  private val wrOH: Seq[Bool] = if (writeLate) wOHW.toSeq else wayOH
+  private val wrData = if (writeLate) dataW else fillDataA
+  private val wrOwner = if (writeLate) ownerW else fillOwnerA
+  private val wrConfirmed = if (writeLate) RegNext(fillConfirmed) || confirmedOwner(ownerW) else fillConfirmed
+  private val killed = (0 until n).map(i => writeLate.B && fillW && cancelEn && wOHW(i))
+  if (writeLate) {
+    fillW := fillA; wOHW := VecInit(wayOH); dataW := fillDataA; ownerW := fillOwnerA
+    wrote2R := VecInit((0 until n).map(i => fillW && !cancelEn && wOHW(i)))
+  }
+  val wroteLast: Vec[Bool] = if (writeLate) wrote2R else wroteLastR
+  store.io.write.valid := wrEn
   store.io.write.bits.set := 0.U
-  store.io.write.bits.way := way
-  store.io.writeWayOH.foreach(_ := VecInit(wayOH))
-  store.io.write.bits.data := fillDataA
+  store.io.write.bits.way := (if (writeLate) OHToUInt(wOHW) else way)
+  store.io.writeWayOH.foreach(_ := VecInit(wrOH))
+  store.io.write.bits.data := wrData
   when(fillA) { repl.fill(0.U, way, evicting && (if (ahead) true.B else way === victim)) }
   when(touchA) { repl.touch(0.U, touchWayA) }
-  // A late fill lands after its owner's turn: confirmed if the owner answers in that cycle.
-  private val fillConfirmed = late.B && confirmedOwner(fillOwnerA)
+  // A late fill lands after its owner's turn: confirmed if the owner answers in that cycle
+  // (with writeLate: in the landing or the write cycle).
   for (i <- 0 until n) {
     val mine = ownerR(i)
-    val filled = fillA && wayOH(i)
+    val filled = wrEn && wrOH(i)
     val dropped = provR(i) && droppedOwner(mine)
-    validR(i) := filled || (validR(i) && !invalMask(i) && !dropped)
-    provR(i) := (filled && !fillConfirmed) || (provR(i) && !confirmedOwner(mine))
-    when(filled) { ownerR(i) := fillOwnerA }
+    validR(i) := filled || (validR(i) && !invalMask(i) && !dropped && !killed(i))
+    provR(i) := (filled && !wrConfirmed) || (provR(i) && !confirmedOwner(mine))
+    when(filled) { ownerR(i) := wrOwner }
   }
   rrpvR.zip(topA).foreach { case (rr, t) =>
-    val dupFill = dupAny
-    val age = 3.U - t
+    // (with writeLate the landing's de-duplication, eviction and candidates, registered)
+    def atWrite[D <: Data](x: D): D = if (writeLate) RegNext(x) else x
+    val dupFill = atWrite(dupAny)
+    val evictW = atWrite(evicting)
+    val candW = atWrite(VecInit(candA))
+    val age = 3.U - atWrite(t)
     for (i <- 0 until n) {
       val aged = rr(i) +& age
-      when(fillA && wayOH(i)) { rr(i) := Mux(dupFill, 0.U, 2.U) }
+      when(wrEn && wrOH(i)) { rr(i) := Mux(dupFill, 0.U, 2.U) }
         .elsewhen(touchA && touchWayA === i.U) { rr(i) := 0.U }
-        .elsewhen(fillA && evicting && candA(i)) { rr(i) := Mux(aged > 3.U, 3.U, aged(1, 0)) }
+        .elsewhen(wrEn && evictW && candW(i)) { rr(i) := Mux(aged > 3.U, 3.U, aged(1, 0)) }
     }
   }
   for (o <- 0 until owners) {

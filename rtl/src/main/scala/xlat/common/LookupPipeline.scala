@@ -23,36 +23,55 @@ import chisel3.util._
   * `readReg` puts a register between read and match (always present with SRAM storage: the
   * array's own read register); `hitReg` registers the hit vectors between match and pick;
   * `selReg` registers the one-hot winner between pick and respond (without it pick and respond
-  * share a cycle). The response of an operation accepted in cycle t is valid in cycle
-  * t + `latency`.
+  * share a cycle). Two more, for large SRAM arrays (block RAM), where the read port's address
+  * setup and clock-to-out are each most of a cycle: `opReg` registers the accepted operation
+  * before the read (the read stage is then the cycle after acceptance, and the read address
+  * comes from a register), `rowReg` registers the row a second time after the SRAM's read
+  * register (the comparators start from flops, not from the block RAM's outputs). The response
+  * of an operation accepted in cycle t is valid in cycle t + `latency`.
   *
   * ==Hazards==
   * A write lands at the end of its last stage. An operation accepted after a write must read
   * storage after that, so after issuing a write the structure accepts nothing for
-  * `writeShadow` cycles ([[WriteShadow]]): `latency - 1`, plus the commit cycle with `selReg`.
+  * `writeShadow` cycles ([[WriteShadow]]): `latency - 1`, plus the commit cycle with `selReg`,
+  * minus one with `opReg` (a later operation too reads one cycle after its acceptance).
   * Lookups never wait for each other: one lookup a cycle, back to back. Replacement state is
   * read and written only in respond (and in a fill's commit, when nothing else is in flight),
   * in acceptance order, so it needs no bypass.
   */
-case class LookupTiming(readReg: Boolean, hitReg: Boolean, selReg: Boolean = false) {
+case class LookupTiming(
+    readReg: Boolean,
+    hitReg: Boolean,
+    selReg: Boolean = false,
+    opReg: Boolean = false,
+    rowReg: Boolean = false
+) {
+  require(!rowReg || readReg, "LookupTiming: rowReg is a second read register, it needs readReg")
   private def n(b: Boolean) = if (b) 1 else 0
-  val latency: Int = 1 + n(readReg) + n(hitReg) + n(selReg)
+  val latency: Int = 1 + n(opReg) + n(readReg) + n(rowReg) + n(hitReg) + n(selReg)
   /** Cycles after a write is issued during which no operation is accepted. */
-  val writeShadow: Int = latency - 1 + n(selReg)
+  val writeShadow: Int = latency - 1 + n(selReg) - n(opReg)
 }
 
 object LookupTiming {
   /** Legal latencies: flops 1 (all in one cycle), 2 (registered hit vector), 3 (registered read
     * and hit vector), 4 (and a registered winner); SRAM 2 (read register only), 3 (read register
-    * and hit vector), 4 (and a registered winner).
+    * and hit vector), 4 (and a registered winner). With `sramDeep` (a generator that supports
+    * `opReg` and `rowReg`) also SRAM 5 (latency 4 plus the second read register) and 6 (and the
+    * operation registered before the read).
     */
-  def legal(sram: Boolean): Seq[Int] = if (sram) Seq(2, 3, 4) else Seq(1, 2, 3, 4)
+  def legal(sram: Boolean, sramDeep: Boolean = false): Seq[Int] =
+    if (sram) (if (sramDeep) Seq(2, 3, 4, 5, 6) else Seq(2, 3, 4)) else Seq(1, 2, 3, 4)
 
-  def apply(latency: Int, sram: Boolean): LookupTiming = {
+  def apply(latency: Int, sram: Boolean): LookupTiming = apply(latency, sram, sramDeep = false)
+
+  def apply(latency: Int, sram: Boolean, sramDeep: Boolean): LookupTiming = {
     val kind = if (sram) "sram" else "flops"
-    require(legal(sram).contains(latency),
-      s"latency must be one of ${legal(sram).mkString(", ")} with storage = $kind, got $latency")
-    if (sram) LookupTiming(readReg = true, hitReg = latency >= 3, selReg = latency == 4)
+    val ok = legal(sram, sramDeep)
+    require(ok.contains(latency),
+      s"latency must be one of ${ok.mkString(", ")} with storage = $kind, got $latency")
+    if (sram) LookupTiming(readReg = true, hitReg = latency >= 3, selReg = latency >= 4,
+      opReg = latency >= 6, rowReg = latency >= 5)
     else LookupTiming(readReg = latency >= 3, hitReg = latency >= 2, selReg = latency == 4)
   }
 }

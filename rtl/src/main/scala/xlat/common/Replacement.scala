@@ -35,6 +35,15 @@ abstract class ReplacementPolicy(val n: Int) {
   def touch(state: UInt, way: UInt): UInt
   /** State after the victim was taken by a fill. */
   def taken(state: UInt): UInt = state
+  /** [[touch]] with the way one-hot (exactly one of `oh` set): a policy may compute it without
+    * encoding the way first.
+    */
+  def touchOH(state: UInt, oh: Seq[Bool]): UInt = {
+    require(oh.size == n)
+    val w = Wire(UInt(wayBits.W))
+    w := OHToUInt(oh)
+    touch(state, w)
+  }
   val wayBits: Int = log2Ceil(n).max(1)
 }
 
@@ -79,6 +88,23 @@ class TreePlru(n: Int) extends ReplacementPolicy(n) {
         bits.slice(1, l).zip(left).map { case (o, t) => Mux(inLeft, t, o) } ++
         bits.slice(l, m - 1).zip(right).map { case (o, t) => Mux(inLeft, o, t) }
     }
+
+  // One-hot touch: a node turns left (1) when the way is in its left subtree, right (0) when in
+  // its right subtree, else keeps its bit; every node from ORs of the one-hot, no encoded way.
+  private def touchOHOf(bits: Seq[Bool], m: Int, oh: Seq[Bool]): Seq[Bool] =
+    if (m == 1) Seq()
+    else {
+      val l = leftSize(m)
+      val inLeft = oh.take(l).reduce(_ || _)
+      val inRight = oh.drop(l).reduce(_ || _)
+      Seq(inLeft || (!inRight && bits.head)) ++
+        touchOHOf(bits.slice(1, l), l, oh.take(l)) ++ touchOHOf(bits.slice(l, m - 1), m - l, oh.drop(l))
+    }
+
+  override def touchOH(state: UInt, oh: Seq[Bool]): UInt = {
+    require(oh.size == n)
+    if (n == 1) state else VecInit(touchOHOf(nodes(state), n, oh)).asUInt
+  }
 
   /** The tree walk of `victimOf` that turns away from a subtree whose ways are all avoided. */
   private def victimAvoidingOf(bits: Seq[Bool], m: Int, avoid: Seq[Bool]): UInt =
@@ -222,6 +248,18 @@ class ReadAhead(state: ReplacementState, setBits: Int) {
   /** The word of `set` now, from `early` (its word one cycle ago). */
   def word(set: UInt, early: UInt): UInt =
     Mux(lastValid && (if (state.oneWord) true.B else lastSet === set), lastWord, early)
+
+  /** [[word]], with `sameSet` = (`set` == the set the using stage had one cycle ago), which a
+    * caller can register one stage early, out of the path to the word.
+    */
+  def wordSame(sameSet: Bool, early: UInt): UInt =
+    Mux(lastValid && (if (state.oneWord) true.B else sameSet), lastWord, early)
+
+  /** The word given to [[touched]] in the cycle before, whether or not `en` was high: a caller
+    * that passes, with `en` low, a word it needs one cycle later reads it back here instead of
+    * registering it a second time (the bypass looks at it only after an enabled touch).
+    */
+  def last: UInt = lastWord
 
   /** Call once: the using stage updates `set` with `next` (its new word) when `en`. */
   def touched(en: Bool, set: UInt, next: UInt): Unit = {

@@ -72,6 +72,10 @@ class RoundRobin(n: Int, hold: Boolean = true, fast: Boolean = false) {
     this
   }
 
+  /** Without `hold` (or with `fast`): `last` as the thermometer the choice uses (bit j: j is
+    * after the last grant), for proofs that relate it to the caller's registered choice. */
+  def lastThermometer: Option[Vec[Bool]] = afterLast
+
   def granted(): Unit = {
     grant := true.B
     last := index

@@ -56,8 +56,33 @@ class SetValid(val sets: Int, val ways: Int) {
     VecInit((0 until ways).map(i => w(i) && !all && (!nonGlobal || global(i))))
   }
 
+  /** [[read]] split over stages, for a caller that registers what it reads (the RAM read and
+    * the flags' AND-OR then end in registers instead of in front of the caller's comparators):
+    * the raw word of `set` ([[readWord]]), the set's two flags ([[readFlags]], `all` and
+    * `nonGlobal`, from `setOH` as in [[read]]), then [[applyFlags]] on the registered parts,
+    * one LUT level with the global bits of the row read.
+    */
+  def readWord(set: UInt): UInt = {
+    val word = Wire(UInt(ways.W))
+    word := mem.read(idx(set))
+    word
+  }
+
+  /** The `clearAll` and `clearNonGlobal` flags of the set `setOH` (one-hot), see [[readWord]]. */
+  def readFlags(setOH: UInt): (Bool, Bool) = {
+    require(setOH.getWidth == sets)
+    def flag(f: Vec[Bool]): Bool = (setOH & f.asUInt).orR
+    (flag(clearAll), flag(clearNonGlobal))
+  }
+
+  /** The valid bits from [[readWord]] and [[readFlags]]'s parts (registered by the caller). */
+  def applyFlags(word: UInt, all: Bool, nonGlobal: Bool, global: Seq[Bool]): Vec[Bool] = {
+    require(global.size == ways && word.getWidth == ways)
+    VecInit((0 until ways).map(i => word(i) && !all && (!nonGlobal || global(i))))
+  }
+
   /** Write the valid bits of `set` (exact: the set's pending flash clears are dropped). Call
-    * once (one write port).
+    * once (one write port), this or [[writeOH]].
     */
   def write(en: Bool, set: UInt, valid: Seq[Bool]): Unit = {
     require(valid.size == ways)
@@ -65,6 +90,20 @@ class SetValid(val sets: Int, val ways: Int) {
       mem.write(idx(set), VecInit(valid).asUInt)
       clearAll(idx(set)) := false.B
       clearNonGlobal(idx(set)) := false.B
+    }
+  }
+
+  /** [[write]], with `setOH` (`set` one-hot, from a register) selecting the flags to drop: each
+    * set's flag then clears on its own AND instead of behind a decoder of `set`.
+    */
+  def writeOH(en: Bool, set: UInt, setOH: UInt, valid: Seq[Bool]): Unit = {
+    require(valid.size == ways && setOH.getWidth == sets)
+    when(en) { mem.write(idx(set), VecInit(valid).asUInt) }
+    for (i <- 0 until sets) {
+      when(en && setOH(i)) {
+        clearAll(i) := false.B
+        clearNonGlobal(i) := false.B
+      }
     }
   }
 
@@ -78,3 +117,4 @@ class SetValid(val sets: Int, val ways: Int) {
       }
     }
 }
+

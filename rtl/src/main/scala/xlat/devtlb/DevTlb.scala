@@ -13,7 +13,7 @@ import xlat.common._
   *  - the prefetch buffer: `pbEntries`, fully associative, LRU, filled by prefetches only;
   *  - the [[SlotTable]]: PTB (demand) and prefetch slots, the waiters and the drain;
   *  - the [[PrefetchUnit]]: SID delay line, predictor and history tables;
-  *  - the [[InvalTracker]]: invalidations waiting for their stale slots and older responses.
+  *  - the [[xlat.common.InvalWait]]: invalidations waiting for their stale slots and older responses.
   *
   * ==Pipeline==
   * One operation a cycle is accepted, by priority inval > completion > request, and passes the
@@ -70,7 +70,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val st = new SlotTable(p)
   private val pf = if (p.prefetch) Some(new PrefetchUnit(p, timing)) else None
   private val hitq = Module(new RegQueue(new DevResp(p), p.respQueue))
-  private val inv = new InvalTracker(p, log2Ceil(p.respQueue + 1))
+  private val inv = new InvalWait(p.invalPending, p.slots, log2Ceil(p.respQueue + 1))
   private val shadow = new WriteShadow(timing.writeShadow)
 
   // ---- read stage: accept one operation a cycle --------------------------------------------

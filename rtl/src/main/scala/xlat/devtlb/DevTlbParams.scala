@@ -1,7 +1,7 @@
 package xlat.devtlb
 
-import chisel3.util.{isPow2, log2Ceil}
-import xlat.common.{LookupTiming, ReplacementKind}
+import chisel3.util.log2Ceil
+import xlat.common.{LookupTiming, ParamCheck, ReplacementKind}
 
 /** Parameters of [[DevTlb]]; docs/devtlb.md gives their meaning and the named configurations.
   *
@@ -32,10 +32,7 @@ case class DevTlbParams(
     latency: Int = 4,
     formalPorts: Boolean = false
 ) {
-  private def range(name: String, v: Int, lo: Int, hi: Int): Unit =
-    require(v >= lo && v <= hi, s"$name must be in $lo..$hi, got $v")
-  private def pow2(name: String, v: Int, lo: Int, hi: Int): Unit =
-    require(v >= lo && v <= hi && isPow2(v), s"$name must be a power of 2 in $lo..$hi, got $v")
+  import ParamCheck._
 
   pow2("sets", sets, 1, 1024)
   range("ways", ways, 1, 16)

@@ -27,9 +27,9 @@ import xlat.common._
   * }}}
   * Engine states take one turn of the step engine (one slot at a time; each turn does at most
   * one cache lookup or fill); the engine's choice is registered (a round robin picks the slot
-  * served in the next cycle). A lookup turn is two cycles on the same slot: match
-  * (every entry compared, hit vectors registered), then select (the deepest registered hit still
-  * valid and the slot's next registers); the hit's pin / PLRU / re-reference update and a fill
+  * served in the next cycle). A lookup turn is three cycles on the same slot: match
+  * (every entry compared, hit vectors registered), select (the deepest registered hit still
+  * valid, its entry's fields registered), then the turn (the slot's next registers); the hit's pin / PLRU / re-reference update and a fill
   * land one cycle after their turn (AssocCache `late`; a flush in that cycle drops the fill).
   * Each slot's turn is computed from its own registers every cycle (per-slot precomputation);
   * the served slot loads its own, so no 1-of-walkers multiplexer sits in front of a turn.
@@ -104,15 +104,15 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private def samePrefix(a: UInt, b: UInt, level: UInt): Bool = ((a ^ b) & keep(level, a.getWidth)) === 0.U
   private val gpwc = Option.when(p.guestPwcEntries > 0)(
     new AssocCache(new GuestPwcEntry(p), p.guestPwcEntries, p.slotBits, Some((a: GuestPwcEntry, b: GuestPwcEntry) =>
-      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true, late = true, keyIn = true, ahead = true, split = true)
+      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true, late = true, keyIn = true, ahead = true, split = true, writeLate = true)
   )
   private val hpwc = Option.when(p.hostPwcEntries > 0)(
     new AssocCache(new HostPwcEntry(p), p.hostPwcEntries, p.slotBits, Some((a: HostPwcEntry, b: HostPwcEntry) =>
-      a.vmid === b.vmid && a.level === b.level && samePrefix(a.gpn, b.gpn, a.level)), pins = true, reuse = true, late = true, keyIn = true, ahead = true, split = true)
+      a.vmid === b.vmid && a.level === b.level && samePrefix(a.gpn, b.gpn, a.level)), pins = true, reuse = true, late = true, keyIn = true, ahead = true, split = true, writeLate = true)
   )
   private val ntlb = Option.when(p.nestedTlbEntries > 0)(
     new AssocCache(new NestedTlbEntry(p), p.nestedTlbEntries, p.slotBits, Some((a: NestedTlbEntry, b: NestedTlbEntry) =>
-      a.vmid === b.vmid && a.size === b.size && samePrefix(a.gpn, b.gpn, a.size)), pins = true, reuse = true, late = true, keyIn = true, ahead = true, split = true)
+      a.vmid === b.vmid && a.size === b.size && samePrefix(a.gpn, b.gpn, a.size)), pins = true, reuse = true, late = true, keyIn = true, ahead = true, split = true, writeLate = true)
   )
 
   private def anyOf(x: Seq[Bool]): Bool = VecInit(x).asUInt.orR
@@ -157,17 +157,21 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val engineStates = Seq(Start, HostStart, HostEntry, HostLeafDone, GuestEntry, GuestLeafDone)
   private val wantsEngine = VecInit(state.map(st => engineStates.map(_ === st).reduce(_ || _)))
   private val engine = new RoundRobin(W, hold = false)(wantsEngine)
-  // Two-cycle lookup turns (`lookStates`: the engine states that look a cache up, when that
+  // Three-cycle lookup turns (`lookStates`: the engine states that look a cache up, when that
   // cache exists). The first cycle (match) compares the slot's key with every entry and
-  // registers the hit vectors; the engine stays on that slot (`look2`), and the second cycle
-  // (select) takes the deepest registered hit that is still valid and does the rest of the
-  // turn. Nothing fills in between (the engine is the only filler and is held), so an entry
-  // still valid in the select cycle holds the data it was matched against; an invalidation
-  // (flush, a bus-error walk's drop) in the match cycle removes the hit.
+  // registers the hit vectors; the engine stays on that slot (`lookPhase`); the second cycle
+  // (select) takes the deepest registered hit that is still valid and registers its entry's
+  // fields, way and next level; the third (the turn) does the rest of the turn from those
+  // registers. Nothing lands in the select or turn cycle (the engine is the only filler, held
+  // on this slot, and a fill lands one cycle after its turn, in the match cycle at the latest),
+  // so the registered fields are the data the entry was matched against; an invalidation
+  // (flush, a bus-error walk's drop) in the match cycle removes the hit, one in the select or
+  // turn cycle does not (the walk is in flight at it, as every such walk).
   private val lookStates = Seq(Start -> gpwc.isDefined, HostStart -> (ntlb.isDefined || hpwc.isDefined)).collect {
     case (k, true) => k
   }
-  private val look2 = RegInit(false.B)
+  /** The lookup turn's phase: 1 in its select cycle, 2 in its turn cycle (0 otherwise). */
+  private val lookPhase = RegInit(0.U(2.W))
   private val curValid = RegInit(false.B)
   private val cur = RegInit(0.U(p.slotBits.W))
   private val e = cur
@@ -177,12 +181,14 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val curOH = (0 until W).map(i => curValid && cur === i.U)
   private def lookState(x: WalkState.Type): Bool = lookStates.map(_ === x).foldLeft(false.B)(_ || _)
   private val servedI = (0 until W).map(i => curOH(i) && wantsEngine(i))
-  private val matchI = (0 until W).map(i => servedI(i) && !look2 && lookState(state(i)))
-  /** Slot i takes the second (or only) cycle of its turn. */
-  private val goI = (0 until W).map(i => servedI(i) && (look2 || !lookState(state(i))))
+  private val matchI = (0 until W).map(i => servedI(i) && lookPhase === 0.U && lookState(state(i)))
+  private val selectI = (0 until W).map(i => servedI(i) && lookPhase === 1.U)
+  /** Slot i takes the last (or only) cycle of its turn. */
+  private val goI = (0 until W).map(i => servedI(i) && (lookPhase === 2.U || !lookState(state(i))))
   private val matchTurn = anyOf(matchI)
-  look2 := matchTurn
-  when(matchTurn) { curValid := true.B }
+  private val selectTurn = anyOf(selectI)
+  lookPhase := Mux(matchTurn, 1.U, Mux(selectTurn, 2.U, 0.U))
+  when(matchTurn || selectTurn) { curValid := true.B }
     .otherwise {
       curValid := engine.valid
       cur := engine.index
@@ -193,8 +199,6 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val useG, useH, useT, fillG, fillH, fillT = Bool()
   }
   private case class Turn(next: WalkSlot, state: WalkState.Type, ops: TurnOps, gx: GuestPwcEntry, hx: HostPwcEntry, tx: NestedTlbEntry)
-  private val hitCache = WireDefault(0.U(2.W))
-  private val hitVmid = WireDefault(s.vmid)
   private val filled = WireDefault(false.B)
   private val gpwcHit, hpwcHit, ntlbHit = WireDefault(false.B)
 
@@ -222,17 +226,22 @@ class NestedWalker(val p: WalkerParams) extends Module {
   // The select stage's choices, once for every slot (they depend on no slot register); a
   // pointer hit at level l continues at l - 1 (from the level one-hot, not the entry).
   private def below(lvOH: Seq[Bool]): UInt = Mux1H(lvOH, lvOH.indices.map(_.U(p.levelBits.W)))
-  private val (gSelHit, gSelEnt, gSelWay, gSelNext) = gpwc match {
-    case Some(c) => val (a, b, w, l) = select(c, gpwcHitsR.get); (a, b, w, below(l))
-    case None    => (false.B, 0.U.asTypeOf(new GuestPwcEntry(p)), 0.U, 0.U)
+  // The select's results are registered (every cycle; the turn reads them only in the cycle
+  // after its select): the turn starts from registers, not from the hit vectors' AND-OR.
+  private val gSelC = gpwc.map { c => val (a, b, w, l) = select(c, gpwcHitsR.get); (a, b, w, below(l)) }
+  private val tSelC = ntlb.map(c => select(c, Seq(ntlbHitsR.get)))
+  private val pSelC = hpwc.map { c => val (a, b, w, l) = select(c, hpwcHitsR.get); (a, b, w, below(l)) }
+  private val (gSelHit, gSelEnt, gSelWay, gSelNext) = gSelC match {
+    case Some((a, b, w, l)) => (RegNext(a), RegNext(b), RegNext(w), RegNext(l))
+    case None               => (false.B, 0.U.asTypeOf(new GuestPwcEntry(p)), 0.U, 0.U)
   }
-  private val (tSelHit, tSelEnt, tSelWay) = ntlb match {
-    case Some(c) => val (a, b, w, _) = select(c, Seq(ntlbHitsR.get)); (a, b, w)
-    case None    => (false.B, 0.U.asTypeOf(new NestedTlbEntry(p)), 0.U)
+  private val (tSelHit, tSelEnt, tSelWay) = tSelC match {
+    case Some((a, b, w, _)) => (RegNext(a), RegNext(b), RegNext(w))
+    case None               => (false.B, 0.U.asTypeOf(new NestedTlbEntry(p)), 0.U)
   }
-  private val (pSelHit, pSelEnt, pSelWay, pSelNext) = hpwc match {
-    case Some(c) => val (a, b, w, l) = select(c, hpwcHitsR.get); (a, b, w, below(l))
-    case None    => (false.B, 0.U.asTypeOf(new HostPwcEntry(p)), 0.U, 0.U)
+  private val (pSelHit, pSelEnt, pSelWay, pSelNext) = pSelC match {
+    case Some((a, b, w, l)) => (RegNext(a), RegNext(b), RegNext(w), RegNext(l))
+    case None               => (false.B, 0.U.asTypeOf(new HostPwcEntry(p)), 0.U, 0.U)
   }
 
   // The fill keys' compares with every entry (AssocCache keyIn) on the served slot's key
@@ -290,7 +299,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
             val level = Mux(hit, gSelNext, g.topLevel.U)
             val table = Mux(hit, ent.table, s.gTable)
             when(hit) { ops.useG := true.B }
-            when(go && hit) { gpwcHit := true.B; hitCache := 1.U; hitVmid := ent.vmid }
+            when(go && hit) { gpwcHit := true.B }
             n.gLevel := level; n.gTable := table; n.gPerm := Mux(hit, ent.perm, allPerm)
             n.target := entryAddr(table, g.index(s.gva, level), p.targetBits); n.forData := false.B
             nst := HostStart
@@ -303,14 +312,14 @@ class NestedWalker(val p: WalkerParams) extends Module {
         when(!inGpaRange(s.target)) { fault(Fault.Range, 1, h.topLevel.U, s.target) }
           .elsewhen(tHit) {
             ops.useT := true.B
-            when(go) { ntlbHit := true.B; hitCache := 3.U; hitVmid := tEnt.vmid }
+            when(go) { ntlbHit := true.B }
             n.hLevel := tEnt.size
             when(hostDenies(tEnt.perm, hostWrite, hostFetch)) { fault(Fault.Host, 1, tEnt.size, s.target) }
               .otherwise { hostDone(frame(tEnt.base, tEnt.size, gpn), tEnt.size, tEnt.perm) }
           }
           .otherwise {
             when(pHit) { ops.useH := true.B }
-            when(go && pHit) { hpwcHit := true.B; hitCache := 2.U; hitVmid := pEnt.vmid }
+            when(go && pHit) { hpwcHit := true.B }
             val level = Mux(pHit, pSelNext, h.topLevel.U)
             val table = Mux(pHit, pEnt.table, hostRoot)
             n.hLevel := level; n.hPerm := Mux(pHit, pEnt.perm, allPerm)
@@ -547,8 +556,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val flushAll = fk === FlushKind.All.U || fk === 3.U
   when(io.flush.fire) {
     for (i <- 0 until W) when(busy(i)) { slot(i).noFill := true.B }
-    // a fill decided in the previous cycle lands in this one: the flush wins (it was asked for
-    // by a walk in flight at the flush)
+    // a fill decided in the previous cycle lands in this one, and the one that landed in the
+    // previous cycle writes its entry in this one (AssocCache writeLate): the flush wins over
+    // both (they were asked for by walks in flight at the flush), and the entry the second was
+    // writing is invalidated
     for (c <- Seq(gpwc, hpwc, ntlb)) c.foreach(_.cancel())
     gpwc.foreach(c =>
       c.invalidate(c.entries.map { x =>
@@ -599,11 +610,19 @@ class NestedWalker(val p: WalkerParams) extends Module {
     view[GuestPwcEntry](gpwc, d.gpwcValid, d.gpwcVmid, _.vmid)
     view[HostPwcEntry](hpwc, d.hpwcValid, d.hpwcVmid, _.vmid)
     view[NestedTlbEntry](ntlb, d.ntlbValid, d.ntlbVmid, _.vmid)
-    d.hitCache := Mux(turn, hitCache, 0.U)
-    d.hitVmid := hitVmid
-    // fills land one cycle after the turn that decides them (AssocCache late), unless a flush
-    d.fillValid := RegNext(turn && filled, false.B) && !io.flush.fire
-    d.fillSlot := RegNext(e)
+    // A hit is shown in its lookup's select cycle (where it is chosen among the entries valid
+    // then; the turn uses the registered entry a cycle later): the cache whose hit the turn
+    // would take (nested TLB before host PWC) and that entry's vmid.
+    val selG = selectTurn && st === Start && gSelC.map(_._1).getOrElse(false.B)
+    val selT = selectTurn && st === HostStart && tSelC.map(_._1).getOrElse(false.B)
+    val selP = selectTurn && st === HostStart && !selT && pSelC.map(_._1).getOrElse(false.B)
+    d.hitCache := Mux(selG, 1.U, Mux(selT, 3.U, Mux(selP, 2.U, 0.U)))
+    d.hitVmid := Mux(selG, gSelC.map(_._2.vmid).getOrElse(0.U), Mux(selT, tSelC.map(_._2.vmid).getOrElse(0.U),
+      pSelC.map(_._2.vmid).getOrElse(0.U)))
+    // fills land one cycle after the turn that decides them (AssocCache late) and write their
+    // entry a cycle later (AssocCache writeLate), unless a flush comes in either cycle
+    d.fillValid := RegNext(RegNext(turn && filled, false.B) && !io.flush.fire, false.B) && !io.flush.fire
+    d.fillSlot := RegNext(RegNext(e))
     d.respHostPerm := rs.hPerm
     for (i <- 0 until W) {
       val x = slot(i)
@@ -618,7 +637,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
       case None    => d.gpwcAsid := VecInit(Seq.fill(d.gpwcAsid.size)(0.U))
     }
     d.engSlot := e
-    val fillCache = RegNext(MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U)))
+    d.engValid := curValid
+    d.engAfter := engine.lastThermometer.get
+    d.lookPhase := lookPhase
+    val fillCache = RegNext(RegNext(MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U))))
     d.fillCache := fillCache
     val ways = Seq(1 -> gpwc, 2 -> hpwc, 3 -> ntlb).collect { case (k, Some(c)) => (fillCache === k.U) -> c.fillWay }
     d.fillWay := MuxCase(0.U, ways)

@@ -150,6 +150,11 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
   val gpwcAsid = Vec(p.guestPwcEntries.max(1), UInt(p.asidBits.W))
   /** The slot the step engine serves this cycle (meaningful while a slot is in an engine state). */
   val engSlot = UInt(p.slotBits.W)
+  /** The step engine serves `engSlot` this cycle; its round robin's `last` as a thermometer
+    * (bit j: j after the last grant); the lookup turn's phase (1 select, 2 turn). */
+  val engValid = Bool()
+  val engAfter = Vec(p.walkers, Bool())
+  val lookPhase = UInt(2.W)
   /** Which cache a fill this cycle (fillValid) writes: 1 guest PWC, 2 host PWC, 3 nested TLB. */
   val fillCache = UInt(2.W)
   /** The entry of that cache the fill writes (a free one, the victim, or the entry holding its key). */

@@ -1,0 +1,174 @@
+package xlat.perforated
+
+import chisel3._
+
+/** A translation request (spec "Ports"). */
+class PReq(p: PerforatedParams) extends Bundle {
+  val id = UInt(p.idBits.W)
+  val vpn = UInt(p.vpnBits.W)
+  val asid = UInt(p.asidBits.W)
+  /** CR3 page number (the PML4 page); not a tag. */
+  val root = UInt(p.ppnBits.W)
+  /** 0 read, 1 write, 2 execute, 3 reserved. */
+  val cmd = UInt(2.W)
+  val user = Bool()
+}
+
+object PFault {
+  val None = 0
+  val Page = 1
+  val Bus = 3
+  val Reserved = 4
+}
+
+object PSource {
+  val Entry4k = 0
+  val Entry2m = 1
+  val Perforated = 2
+  val Hole = 3
+  val Walk = 4
+}
+
+class PResp(p: PerforatedParams) extends Bundle {
+  val id = UInt(p.idBits.W)
+  val fault = UInt(3.W)
+  val ppn = UInt(p.ppnBits.W)
+  val pageSize = UInt(2.W)
+  val perm_r = Bool()
+  val perm_w = Bool()
+  val perm_x = Bool()
+  val perm_u = Bool()
+  val source = UInt(3.W)
+  val memReads = UInt(4.W)
+}
+
+class PInval(p: PerforatedParams) extends Bundle {
+  /** 0 all, 1 asid, 2 page, 3 frame. */
+  val kind = UInt(2.W)
+  val asid = UInt(p.asidBits.W)
+  val vpn = UInt(p.vpnBits.W)
+  /** A 2 MiB physical frame number (PA >> 21). */
+  val frame = UInt(p.frameBits.W)
+}
+
+class InvalDoneValid extends Bundle {
+  val valid = Bool()
+}
+
+/** Permissions as one 3-bit word: bit 2 W, bit 1 U, bit 0 X (R is always 1). */
+object Wux {
+  def of(pte: UInt): UInt = chisel3.util.Cat(pte(1), pte(2), !pte(63))
+}
+
+/** A 4 KiB entry (holes too). */
+class E4k(p: PerforatedParams) extends Bundle {
+  val asid = UInt(p.asidBits.W)
+  val vpn = UInt(p.vpnBits.W)
+  val ppn = UInt(p.ppnBits.W)
+  val wux = UInt(3.W)
+  val d = Bool()
+}
+
+/** A 2 MiB entry: ordinary or perforated (with its filter, its PD page for the shadow node, and
+  * the PML4E & PDPTE permissions a hole's translation starts from).
+  */
+class E2m(p: PerforatedParams) extends Bundle {
+  val asid = UInt(p.asidBits.W)
+  val vpn2m = UInt((p.vpnBits - 9).W)
+  /** 4 KiB frame of the base (low 9 bits 0). */
+  val ppn = UInt(p.ppnBits.W)
+  val wux = UInt(3.W)
+  val d = Bool()
+  val perforated = Bool()
+  val filter = UInt(8.W)
+  val pdPpn = UInt(p.ppnBits.W)
+  val up = UInt(3.W)
+}
+
+/** A cached bitmap word, tagged by frame >> 6. */
+class EBitmap(p: PerforatedParams) extends Bundle {
+  val index = UInt(p.bmIndexBits.W)
+  val word = UInt(64.W)
+}
+
+object PwcKind {
+  val L3 = 0 // PML4E, prefix vpn >> 27
+  val L2 = 1 // PDPTE, prefix vpn >> 18
+  val L1 = 2 // PDE pointer, prefix vpn >> 9
+  val S = 3 // shadow entry, prefix vpn >> 9
+  def shift(k: Int): Int = Seq(27, 18, 9, 9)(k)
+}
+
+/** A page-walk-cache entry: a pointer read by a walk, with the permissions accumulated through it. */
+class EPwc(p: PerforatedParams) extends Bundle {
+  val asid = UInt(p.asidBits.W)
+  val kind = UInt(2.W)
+  val prefix = UInt(27.W)
+  val ppn = UInt(p.ppnBits.W)
+  val wux = UInt(3.W)
+}
+
+/** Kinds of a walk slot's read (docs "Translation flow"; the model's READ_KINDS). */
+object RdKind {
+  val Pml4e = 0
+  val Pdpte = 1
+  val Pde = 2
+  val Pte = 3
+  val Bitmap = 4
+  val Shadow = 5
+  val Hole = 6
+  val width = 3
+}
+
+/** A walk slot's request and where its walk stands (the model's `Walk`). */
+class WalkState(p: PerforatedParams) extends Bundle {
+  val id = UInt(p.idBits.W)
+  val vpn = UInt(p.vpnBits.W)
+  val asid = UInt(p.asidBits.W)
+  val cmd = UInt(2.W)
+  val user = Bool()
+  /** The read outstanding (or to send). */
+  val kind = UInt(RdKind.width.W)
+  val addr = UInt(p.paBits.W)
+  /** Permissions accumulated over the entries read so far. */
+  val wux = UInt(3.W)
+  val pdPpn = UInt(p.ppnBits.W)
+  val up = UInt(3.W)
+  /** The large page the request's page lies in (after its PD leaf or the 2 MiB hit). */
+  val large = new E2m(p)
+  val source = UInt(3.W)
+  val reads = UInt(3.W)
+  val hole = Bool()
+}
+
+object OpKind extends ChiselEnum {
+  val Req, Step, Inval = Value
+}
+
+/** An operation on its way from acceptance to respond. A walk step carries its slot's asid and
+  * vpn in `req`; an invalidation's sweep step its set index in `set4k` / `set2m`.
+  */
+class POp(p: PerforatedParams) extends Bundle {
+  val kind = OpKind()
+  val req = new PReq(p)
+  val slot = UInt(p.slotBits.W)
+  val rdata = UInt(64.W)
+  val error = Bool()
+  val inval = new PInval(p)
+  /** The last step of an invalidation (its removal has landed after this one's respond). */
+  val last = Bool()
+  val set4k = UInt(p.setBits4k.max(1).W)
+  val set2m = UInt(p.setBits2m.max(1).W)
+}
+
+/** `dbg_*` ports (formal configuration): the valid bits and the slots. */
+class PerforatedDbg(p: PerforatedParams) extends Bundle {
+  val valid4k = UInt((p.sets4k * p.ways4k).W)
+  val valid2m = UInt((p.sets2m * p.ways2m).W)
+  val bitmapValid = UInt(p.bitmapEntries.W)
+  val slotValid = UInt(p.walkers.W)
+  val slotStale = UInt(p.walkers.W)
+  val slotSent = UInt(p.walkers.W)
+  val pipeEmpty = Bool()
+  val invalCount = UInt(4.W)
+}

@@ -1,0 +1,76 @@
+package xlat.perforated
+
+import chisel3.util.log2Ceil
+import xlat.common.{LookupTiming, ParamCheck, StorageKind}
+
+/** Parameters of [[PerforatedL2Tlb]]; docs/perforated-l2tlb.md ("Parameters") gives their
+  * meaning and the named configurations. The reference model's `PerforatedParams`
+  * (tb/models/perforated.py) checks the same ranges with the same messages.
+  *
+  * Every check names the parameter and its legal range, so that an illegal configuration stops
+  * the generator with one readable line.
+  */
+case class PerforatedParams(
+    sets4k: Int = 128,
+    ways4k: Int = 8,
+    sets2m: Int = 32,
+    ways2m: Int = 4,
+    bitmapEntries: Int = 32,
+    pwcEntries: Int = 16,
+    walkers: Int = 2,
+    perforation: Boolean = true,
+    storage: String = "sram",
+    asidBits: Int = 12,
+    idBits: Int = 4,
+    paBits: Int = 52,
+    latency: Int = 4,
+    respQueue: Int = 4,
+    invalPending: Int = 2,
+    formalPorts: Boolean = false
+) {
+  import ParamCheck._
+
+  pow2("sets4k", sets4k, 1, 1024)
+  range("ways4k", ways4k, 1, 16)
+  pow2("sets2m", sets2m, 1, 256)
+  range("ways2m", ways2m, 1, 16)
+  range("bitmapEntries", bitmapEntries, 1, 64)
+  range("pwcEntries", pwcEntries, 0, 64)
+  range("walkers", walkers, 1, 8)
+  range("asidBits", asidBits, 1, 16)
+  range("idBits", idBits, 1, 8)
+  range("paBits", paBits, 32, 52)
+  range("respQueue", respQueue, 2, 16)
+  range("invalPending", invalPending, 1, 8)
+  require(StorageKind.names.contains(storage), s"storage must be one of ${StorageKind.names.mkString(", ")}, got '$storage'")
+
+  val sram: Boolean = storage == "sram"
+  /** Stage registers of the lookup pipeline (docs "Timing"). */
+  val timing: LookupTiming = LookupTiming(latency, sram)
+
+  /** x86-64 4-level: VA 47:12. */
+  val vpnBits: Int = 36
+  val ppnBits: Int = paBits - 12
+  /** A bitmap word's tag: the 4 KiB frame number >> 6. */
+  val bmIndexBits: Int = paBits - 18
+  /** A 2 MiB physical frame number (PA >> 21). */
+  val frameBits: Int = paBits - 21
+  val setBits4k: Int = log2Ceil(sets4k)
+  val setBits2m: Int = log2Ceil(sets2m)
+  val slotBits: Int = log2Ceil(walkers).max(1)
+  /** Sets an invalidation of kind 1 or 3 sweeps (one a cycle): the larger array's. */
+  val sweepSets: Int = sets4k.max(sets2m)
+
+  /** Values a user does not set but testbenches and scripts need (written to the manifest). */
+  def derived: Seq[(String, Any)] = Seq(
+    "readReg" -> timing.readReg,
+    "hitReg" -> timing.hitReg,
+    "selReg" -> timing.selReg,
+    "writeShadow" -> timing.writeShadow,
+    "vpnBits" -> vpnBits,
+    "ppnBits" -> ppnBits,
+    "memIdBits" -> slotBits,
+    "sweepSets" -> sweepSets,
+    "entries" -> (sets4k * ways4k + sets2m * ways2m)
+  )
+}
