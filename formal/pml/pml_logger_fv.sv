@@ -292,7 +292,7 @@ module pml_logger_fv (
   (* keep *) wire          pk_secondPmlR_0, pk_secondPmlR_1, pk_secondGuestR_0, pk_secondGuestR_1;
   (* keep *) wire          pk_anyPick;
   // the decide stage's register (input stage only; pml.sby connects them in the staged tasks)
-  (* keep *) wire          pk_dec_valid, pk_dec_ignore, pk_dec_ctx, pk_dec_pml, pk_dec_guest;
+  (* keep *) wire          pk_dec_valid, pk_dec_ignore, pk_dec_pml, pk_dec_guest;
   (* keep *) wire [GB-1:0] pk_dec_gpa;
   (* keep *) wire [VB-1:0] pk_dec_gva;
   (* keep *) wire          pk_decHeld_0, pk_decHeld_1;
@@ -771,8 +771,10 @@ module pml_logger_fv (
   always @* if (f_past_valid && !reset)
     `SAFE (dirty_ready == (!e_known || !(e_pml || e_guest) || room_e));
   // ---- I9 the decide stage: the RTL's stage register holds last cycle's acceptance as the
-  // shadow decoded it (valid, ignored, context, data, parts), its per-context credit is the
-  // shadow's non-ignored event, and that event's queue has room for it
+  // shadow decoded it (valid, ignored, data, parts), its per-context credit is the shadow's
+  // non-ignored event (the context: without the filter the credit is the stage's enqueue and
+  // the stage's binary context drives nothing, so synthesis drops it), and that event's queue
+  // has room for it
   generate
     if (ST) begin : g_dec
       always @* if (f_past_valid && !reset) begin
@@ -782,7 +784,7 @@ module pml_logger_fv (
       end
       // the payload (loaded every cycle) is decoded from CSR registers that reset clears
       always @* if (f_ok) begin
-        `SAFE (pk_dec_ignore == dv_ign && pk_dec_ctx == dv_c && pk_dec_gpa == dv_gpa && pk_dec_gva == dv_gva);
+        `SAFE (pk_dec_ignore == dv_ign && pk_dec_gpa == dv_gpa && pk_dec_gva == dv_gva);
         `SAFE (pk_dec_pml == dv_pml && pk_dec_guest == dv_guest);
       end
     end

@@ -265,14 +265,24 @@ class PmlLogger(val p: PmlParams) extends Module {
   // queue counts and this one-hot) and the filter's hit no longer reaches it (the routed
   // critical path filter hit -> decide-stage enqueue -> room -> dirty_ready); the cost is that
   // an event the filter drops holds its context's last free slot for its decide cycle.
-  private val decEnq = (0 until C).map(c => dec.valid && !decDrop && dec.bits.ctx === c.U)
-  private val decHeld = (0 until C).map(c => RegNext(io.dirty.fire && !ignore && ctxSel(c), false.B))
-  private val room = queues.zipWithIndex.map { case (q, c) =>
-    if (!timing.hitReg) q.io.enq.ready
-    else Mux(decHeld(c), q.io.count < (p.queueDepth - 1).U, q.io.count < p.queueDepth.U)
+  // `dirty_ready` is computed per context in parallel ("does not want it, or has room") and
+  // selected by vmid through a multiplexer tree at the end (issue 9, tenth round; no cycle
+  // change): the same value as "ignored, or the context's room" by the vmid one-hot, without the
+  // one-hot's decode and AND-OR behind the asid compare. The credit of context c is also
+  // written per context ("valid, context c, c wants it, c has room" is "accepted, not ignored,
+  // context c"), so it does not wait for `dirty_ready`'s select.
+  private val wantsOf = (0 until C).map(c => wantPmlOf(c) || wantGuestOf(c))
+  private val room = Wire(Vec(C, Bool()))
+  private val decHeld = (0 until C).map(c => RegNext(io.dirty.valid && ctxSel(c) && wantsOf(c) && room(c), false.B))
+  // the decide stage's event enters queue c: held by c's credit and not dropped by the filter
+  // (without the filter the credit is exactly "the decide stage holds c's event")
+  private val decEnq = (0 until C).map(c => decHeld(c) && !dedupHit)
+  for ((q, c) <- queues.zipWithIndex) {
+    room(c) := (if (!timing.hitReg) q.io.enq.ready
+    else Mux(decHeld(c), q.io.count < (p.queueDepth - 1).U, q.io.count < p.queueDepth.U))
   }
-  if (timing.hitReg) io.dirty.ready := ignore || Mux1H(ctxSel, room)
-  else io.dirty.ready := !ctxKnown || Mux1H(ctxSel, (0 until C).map(c => !(wantPmlOf(c) || wantGuestOf(c)) || room(c)))
+  private val readyOf = (0 until (1 << p.ctxBits)).map(c => if (c < C) !wantsOf(c) || room(c) else true.B)
+  io.dirty.ready := !ctxKnown || VecInit(readyOf)(ek)
   for ((q, c) <- queues.zipWithIndex) {
     // Without the filter the decide stage is this cycle's acceptance: the same condition as
     // "accepted, not ignored, context c", written per context (no vmid multiplexer).
@@ -511,20 +521,28 @@ class PmlLogger(val p: PmlParams) extends Module {
   // chosen by the registered context one-hot). So the round robin starts two or three levels
   // from flops, and canLoad one level before it.
   private val csrEnters = csrWriting && (at("CTRL") || at("PML_INDEX") || at("GPML_INDEX"))
-  private val reqNext = (0 until C).map(c =>
-    Mux(csrEnters && ciOH(c), candIfCsr(c), Mux(canLoad && pickOH(c), candAfter(c), candIdleReg(c))))
+  // Next cycle's candidates for both outcomes of this cycle, from registers only: `reqIfNot`
+  // without a load (idle candidates, the CSR write's), `reqIfLoad` with the pick loaded (its
+  // candidate after the load). When no candidate exists (anyPick low) the pick is empty and the
+  // two are equal, so "a load happens" (`canLoad` and anyPick) chooses between them exactly
+  // (issue 9, tenth round; no cycle change): `canLoad` (the `mem_req_ready` input, the CSR
+  // stage, the tag count) selects at the end instead of entering every context's candidate in
+  // front of the round robin.
+  private val reqIfNot = (0 until C).map(c => Mux(csrEnters && ciOH(c), candIfCsr(c), candIdleReg(c)))
+  private val reqIfLoad = (0 until C).map(c =>
+    Mux(csrEnters && ciOH(c), candIfCsr(c), Mux(pickOH(c), candAfter(c), candIdleReg(c))))
   private def orOf(x: Seq[Bool]): Bool = x.foldLeft(false.B)(_ || _)
   // next cycle's afterLast: after a load the thermometer of this cycle's pick (a register); the
   // round robin is computed for both (the first from registers only) and `load` selects at the
   // end, so its fan-out (the output register, the tag table) is not in front of the round robin
   private val afterPick = (0 until C).map(j => orOf((0 until j).map(pickOH(_))))
-  private val pickIfLoad = RoundRobin.firstAfter(reqNext, afterPick)
-  private val pickIfNot = RoundRobin.firstAfter(reqNext, afterLast)
+  private val pickIfLoad = RoundRobin.firstAfter(reqIfLoad, afterPick)
+  private val pickIfNot = RoundRobin.firstAfter(reqIfNot, afterLast)
   for (j <- 0 until C) {
     when(load) { afterLast(j) := afterPick(j) }
     pickOH(j) := Mux(load, pickIfLoad(j), pickIfNot(j))
   }
-  anyPick := orOf(reqNext)
+  anyPick := Mux(load, orOf(reqIfLoad), orOf(reqIfNot))
 
   // ---- full buffers: exits and guest interrupts ----------------------------------------------
   private val exitPending, irqPending = falses(C)
