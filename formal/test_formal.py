@@ -47,6 +47,8 @@ TASKS = [
     ("pml/pml.sby", "pml_live", ["pml_formal"]),
     ("pml/pml.sby", "pml_cover", ["pml_formal"]),
     ("pml/pml.sby", "pml_cover_dedup", ["pml_formal_dedup"]),
+    ("pml/pml.sby", "pml_prove_1c", ["pml_formal_1c"]),
+    ("pml/pml.sby", "pml_live_1c", ["pml_formal_1c"]),
     ("perforated/perforated.sby", "perforated_prove", ["perforated_formal"]),
     ("perforated/perforated.sby", "perforated_cover", ["perforated_formal"]),
 ]
@@ -58,6 +60,8 @@ TASKS = [
 TEST_RTL = OUT / "rtl"
 TEST_ONLY = {
     "pml_formal_dedup": ("pml", "pml_formal", {"dedupEntries": 2}),
+    # the single-cycle input (no decide stage without the filter; pml_formal has it)
+    "pml_formal_1c": ("pml", "pml_formal", {"inputStage": False}),
     # the other lookup latencies of the flop storage (babelfish_formal has 4)
     "babelfish_formal_lat1": ("babelfish", "babelfish_formal", {"latency": 1}),
     "babelfish_formal_lat2": ("babelfish", "babelfish_formal", {"latency": 2}),

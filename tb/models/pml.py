@@ -95,6 +95,7 @@ class PmlParams:
     idBits: int = 4
     vmidBits: int = 16
     asidBits: int = 16
+    inputStage: bool = True
     formalPorts: bool = False
 
     @classmethod
@@ -245,6 +246,8 @@ class Context:
         self.queue: deque[Event] = deque()
         self.status_hist: deque = deque([(0, 0)], maxlen=64)   # (cycle, STATUS from then on)
         self.last_full = -(10 ** 9)   # last cycle the queue was full
+        self.last_nearly_full = -(10 ** 9)   # last cycle it held queueDepth - 1 or more
+        self.last_dedup = -(10 ** 9)  # last cycle an event of this context was deduped
         self.error_cycle = None       # cycle a write error last set STATUS.writeError
 
     def enabled(self, part: int) -> bool:
@@ -348,10 +351,20 @@ class PmlModel:
         return out
 
     def recently_full(self, ci: int, slack: int) -> bool:
-        """The queue of ``ci`` is full or was within the last ``slack`` cycles."""
+        """The queue of ``ci`` is full or was within the last ``slack`` cycles (with the filter:
+        or counts as full for a deduped event of the previous cycle)."""
         if not 0 <= ci < self.p.contexts:
             return False
-        return self.queue_full(ci) or self.now - self.ctx[ci].last_full <= slack
+        c = self.ctx[ci]
+        if self.queue_full(ci) or self.now - c.last_full <= slack:
+            return True
+        # With the filter, an event accepted for a context holds a place of its queue in its
+        # decide cycle (the next one) whatever the filter decides (doc "Pipeline timing",
+        # `dirty_ready` with the filter, eighth round): an event deduped in the previous cycle
+        # makes a queue of queueDepth - 1 events full for one cycle.
+        return (self.filter is not None and c.last_dedup == self.now - 1
+                and (len(c.queue) >= self.p.queueDepth - 1
+                     or self.now - c.last_nearly_full <= slack))
 
     def buffer_base(self, ctx: int, part: int) -> int:
         return self.ctx[ctx].addr[part] & ~0xFFF & ((1 << self.p.paBits) - 1)
@@ -413,6 +426,7 @@ class PmlModel:
             key = (ev.vmid, ev.gpa)
             if self.filter.hit(key):
                 self.count("deduped")
+                c.last_dedup = self.now
                 return "deduped"
             self._filled = (self.now, self.filter.insert(key))
         if len(c.queue) >= p.queueDepth:
@@ -428,6 +442,8 @@ class PmlModel:
         c.queue.append(ev)
         if len(c.queue) >= p.queueDepth:
             c.last_full = self.now
+        if len(c.queue) >= p.queueDepth - 1:
+            c.last_nearly_full = self.now
         self.settle(ev.vmid)
         return "queued"
 
@@ -457,6 +473,8 @@ class PmlModel:
             if not h.pending(PML) and not h.pending(GUEST):
                 if len(c.queue) >= p.queueDepth:
                     c.last_full = self.now
+                if len(c.queue) >= p.queueDepth - 1:
+                    c.last_nearly_full = self.now
                 c.queue.popleft()
                 continue
             break

@@ -231,16 +231,22 @@ def burst_start_stalls(p) -> int:
     (docs/pml-logger.md "Pipeline timing"): the first event's scheduler candidate comes a cycle
     after it reaches the head, so with queueDepth 2 the context's own queue is full for up to
     two cycles (the env checks that each such stall is on a full queue); deeper queues absorb
-    it."""
-    return 2 if p.queueDepth == 2 else 0
+    it. With the decide stage (`inputStage` or the filter) the first event reaches its queue a
+    cycle later and the next one holds its place (the credit) while it waits in the decide
+    stage, which makes up to four (measured on pml_formal; each stall is still checked by the
+    env against the model's full queue)."""
+    if p.queueDepth != 2:
+        return 0
+    return 4 if p.dedupEntries > 0 or p.inputStage else 2
 
 
 def depth1_cycles_per_event(p) -> int:
     """Cycles per event of one context with queueDepth 1 (docs/pml-logger.md "Pipeline
     timing"): the queue takes the next event only after its head left: acceptance, the
     candidate a cycle after the event reaches the head, the load (and with the filter the
-    decide stage before the queue, whose slot is reserved at acceptance)."""
-    return 4 if p.dedupEntries > 0 else 3
+    decide stage before the queue, whose slot is reserved at acceptance: with the filter or
+    `inputStage`)."""
+    return 4 if p.dedupEntries > 0 or p.inputStage else 3
 
 
 @cocotb.test()
@@ -1014,6 +1020,39 @@ async def test_same_cycle_event_and_head_leaving(dut):
     first = env.write_cycles[0]
     expect(last["_cycle"] >= first, f"event accepted in cycle {last['_cycle']}, before the "
                                     f"cycle after its head left ({first})")
+    await env.write(c, "ACK", ST_FULL)
+    await env.settle()
+    await env.finish()
+
+
+@cocotb.test()
+async def test_dedup_credit(dut):
+    """With the filter, an accepted event holds a place of its context's queue in its decide
+    cycle (the next one) whatever the filter decides (**decided**, doc "Pipeline timing",
+    `dirty_ready` with the filter, eighth round): with queueDepth - 1 events of a context
+    queued and held (its buffer full), a deduped event of that context followed at once by a
+    new one: the new one waits exactly one cycle, then fills the queue."""
+    env = await setup(dut, "dedup_credit")
+    p = env.p
+    if not p.dedupEntries or p.queueDepth < 2 or p.dedupEntries < p.queueDepth - 1:
+        env.log.info("SKIP: needs the filter, queueDepth >= 2 and dedupEntries >= queueDepth - 1")
+        return
+    E = p.entries
+    c = p.contexts - 1
+    await env.setup_ctx(c, pml_addr=0x40000, pml_index=0xFFFF, ctrl=CTRL_PML)
+    held = [env.event(c, 0x900 + i) for i in range(p.queueDepth - 1)]
+    await env.loop.wait_until(lambda: all("_cycle" in t for t in held), 100, "the held events")
+    await env.loop.cycles(4)
+    dup = env.event(c, 0x900)                      # in the filter: deduped
+    nxt = env.event(c, 0xA00)                      # presented right after it
+    await env.loop.wait_until(lambda: "_cycle" in nxt, 100, "the event after the deduped one")
+    expect(dup["_kind"] == "deduped" and nxt["_kind"] == "queued",
+           f"kinds {dup['_kind']}, {nxt['_kind']}")
+    expect(nxt["_cycle"] == dup["_cycle"] + 2,
+           f"event after a deduped one accepted in cycle {nxt['_cycle']}, the deduped one in "
+           f"{dup['_cycle']}: doc: it waits exactly the deduped event's decide cycle")
+    expect(env.stalls == 1, f"{env.stalls} stall cycles, doc: 1")
+    await env.write(c, "PML_INDEX", E - 1)
     await env.write(c, "ACK", ST_FULL)
     await env.settle()
     await env.finish()

@@ -15,9 +15,22 @@ import chisel3.util._
   * never read, and the data registers' write enable then depends on the queue's own state
   * only, not on the producer's decision (a wide, high-fan-out enable otherwise at the end of
   * the producer's logic).
+  *
+  * ==Write ahead==
+  * With `writeAhead` = n > 0 the slot write enables are registers computed a cycle ahead, n
+  * copies per slot, each driving about 1/n of the entry's bits (kept apart in synthesis, see
+  * below): slot i is written in cycle t+1 when it is the tail of t+1 and was free in
+  * cycle t without the dequeue of t, i.e. count(t) + enq.fire(t) < depth. The data registers'
+  * enables then start at a flop with a small fan-out (the count's decode to a ~100-bit enable
+  * net spread over the placement was PmlLogger's routed critical path). The caller must
+  * guarantee that an enqueue in cycle t+1 had that room in cycle t (PmlLogger's input credit
+  * does: its decide stage's event was accepted against the count and the event before it);
+  * `enq.ready` stays "not full". The default (0) keeps the behaviour above.
   */
-class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false, peekAll: Boolean = false) extends Module {
+class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false, peekAll: Boolean = false,
+                          writeAhead: Int = 0) extends Module {
   require(depth >= 1, s"RegQueue depth must be >= 1, got $depth")
+  require(writeAhead >= 0, s"RegQueue writeAhead must be >= 0, got $writeAhead")
   private val ptrBits = log2Ceil(depth).max(1)
   val io = IO(new Bundle {
     val enq = Flipped(Decoupled(gen))
@@ -52,8 +65,51 @@ class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false, peekA
     var q = head
     o := (0 to depth).map { j => val hit = count === j.U && tail === q; q = next(q); hit }.reduce(_ || _)
   }
-  when(count =/= depth.U) { data(tail) := io.enq.bits }
-  when(io.enq.fire) { tail := next(tail) }
+  private val tailNext = Mux(io.enq.fire, next(tail), tail)
+  if (writeAhead == 0) {
+    when(count =/= depth.U) { data(tail) := io.enq.bits }
+  } else {
+    // room next cycle without this cycle's dequeue (the caller's guarantee makes it exact for
+    // every enqueue); one register per slot and copy.
+    // Equal registers are merged back by synthesis (Yosys opt_merge merges flops with the same
+    // input; a `keep` attribute on the reg does not stop it: checked on the netlist). So copy k
+    // (1 <= k <= depth) also requires "not (empty, tail /= head and head = k - 1)", which always
+    // holds (an empty queue has tail = head) but is a different function of the state for each
+    // k, and the copies survive (dontTouch keeps firtool from merging them). Copies beyond
+    // `depth` have no such term and may be merged with copy 0.
+    val roomNext = count +& io.enq.fire.asUInt < depth.U
+    val we = Seq.tabulate(depth, writeAhead) { (i, k) =>
+      val apart = if (k >= 1 && k <= depth && depth > 1) !(count === 0.U && tail =/= head && head === (k - 1).U) else true.B
+      // (with depth 1 the one-bit pointer toggles; the only slot is 0)
+      val atSlot = if (depth == 1) true.B else tailNext === i.U
+      val r = RegNext(roomNext && atSlot && apart, false.B).suggestName(s"we_${i}_$k")
+      dontTouch(r)
+      r
+    }
+    // the entry's bits, leaf by leaf, each bit with the copy of its position
+    val total = gen.getWidth
+    for (i <- 0 until depth) {
+      var base = 0
+      for ((leaf, in) <- leaves(data(i)).zip(leaves(io.enq.bits))) {
+        val w = leaf.getWidth
+        val chunks = (0 until w).groupBy(b => (base + b) * writeAhead / total).toSeq.sortBy(_._1)
+        val parts = chunks.map { case (k, bits) =>
+          val (lo, hi) = (bits.min, bits.max)
+          Mux(we(i)(k), in.asUInt(hi, lo), leaf.asUInt(hi, lo))
+        }
+        leaf := Cat(parts.reverse).asTypeOf(leaf)
+        base += w
+      }
+    }
+  }
+  tail := tailNext
   when(io.deq.fire) { head := next(head) }
   count := count + io.enq.fire.asUInt - io.deq.fire.asUInt
+
+  /** The ground elements of `d` (a Bundle's fields, a Vec's elements), in a fixed order. */
+  private def leaves(d: Data): Seq[Data] = d match {
+    case r: Record => r.elements.values.toSeq.reverse.flatMap(leaves)
+    case v: Vec[_] => v.flatMap(leaves)
+    case x         => Seq(x)
+  }
 }

@@ -76,4 +76,6 @@ class PmlDbg(p: PmlParams) extends Bundle {
   val csrWInDec = Bool()
   /** bit regs * c + i: the write enable of context c's register i (STATUS: 0) */
   val csrWe = UInt((PmlRegs.all(p).size * p.contexts).W)
+  /** the scheduler's candidate registers (the pick is computed without them; invariants I5, I6) */
+  val candValid = Vec(p.contexts, Bool())
 }

@@ -18,7 +18,10 @@ object PmlConfigs extends BlockConfigs[PmlParams] {
         (if (config == "pml_default") Seq("../../include/xlat_pml.h" -> PmlRegs.cHeader(p, config)) else Seq())
     )
 
-  /** Small enough for the proofs, with the `dbg_*` ports they read. */
+  /** Small enough for the proofs, with the `dbg_*` ports they read; with the input stage, as
+    * pml_default (the proofs' queue model has the same decide stage; formal/test_formal.py also
+    * proves the single-cycle input, inputStage = false, as the test-only pml_formal_1c).
+    */
   private def formal = PmlParams(
     contexts = 2, entries = 4, queueDepth = 2, idBits = 2, paBits = 32, vaBits = 39, vmidBits = 2, asidBits = 2,
     formalPorts = true

@@ -179,7 +179,16 @@ class PmlLogger(val p: PmlParams) extends Module {
   }
 
   // ---- input: ignore, filter or queue ------------------------------------------------------
-  private val queues = Seq.fill(C)(Module(new RegQueue(new PmlEvent(p), p.queueDepth, peekSecond = true)))
+  // With the decide stage, each queue's slot write enables are registers computed a cycle ahead
+  // (RegQueue writeAhead, issue 9, ninth round; no cycle change), one copy per ~22 data bits:
+  // the credit below guarantees that an event entering a queue in cycle t+1 had room in cycle t
+  // without that cycle's dequeue (it was accepted against the count and the decide stage's
+  // event), which is what writeAhead asks. Without the stage the enable stays "not full".
+  // Not with the filter (measured, docs/pml-logger.md "FPGA", ninth round: there the slot
+  // enable is not critical and the 128 enable flops cost pml_dedup 3.8 / 6.1 MHz at seeds 1 / 2).
+  private val eventBits = (new PmlEvent(p)).getWidth
+  private val queues = Seq.fill(C)(Module(new RegQueue(new PmlEvent(p), p.queueDepth,
+    writeAhead = if (p.staged && p.dedupEntries == 0) (eventBits + 21) / 22 else 0)))
   private val ev = io.dirty.bits
   private val ectx = ev.vmid
   private val ek = ectx(p.ctxBits - 1, 0)
@@ -195,10 +204,16 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val wantGuest = Mux1H(ctxSel, wantGuestOf)
   private val ignore = !(wantPml || wantGuest)
   private val dedup = Option.when(p.dedupEntries > 0)(new AssocCache(new DedupEntry(p), p.dedupEntries, 1))
-  // With the filter, its lookup is pipelined (xlat.common.LookupTiming, latency 2): the match of
-  // an accepted event is registered as a hit vector and the event is decided (dropped, or queued
-  // and filled in) the next cycle. Without it, acceptance and decision share the cycle.
-  private val timing = LookupTiming(if (dedup.isDefined) 2 else 1, sram = false)
+  // With the input stage (always with the filter), the filter's lookup is pipelined
+  // (xlat.common.LookupTiming, latency 2): the match of an accepted event is registered as a hit
+  // vector and the event is decided (dropped, or queued and filled in) the next cycle. Without
+  // it, acceptance and decision share the cycle.
+  // `inputStage` (issue 9, eighth round; a cycle change, docs/pml-logger.md "Pipeline timing")
+  // gives the configurations without a filter the same decide stage: the accepted event is
+  // registered and enters its queue a cycle later, so the input's classification (the asid
+  // compare, the vmid select) ends at that register instead of reaching the queue's count, the
+  // parts' shift registers and the scheduler's registers computed a cycle ahead.
+  private val timing = LookupTiming(if (p.staged) 2 else 1, sram = false)
   private val acc = Wire(Valid(new PmlAccepted(p)))
   acc.valid := io.dirty.fire
   acc.bits.ctx := ek
@@ -244,13 +259,30 @@ class PmlLogger(val p: PmlParams) extends Module {
   // is known only in the decide stage, so `dirty_ready` is "ignored, or its queue has room for it
   // after the event in the decide stage" (**decided**, docs/pml-logger.md): the room is reserved
   // at acceptance and the decide stage never waits.
-  private val decEnq = (0 until C).map(c => dec.valid && !decDrop && dec.bits.ctx === c.U)
-  private val room = queues.zipWithIndex.map { case (q, c) =>
-    if (!timing.hitReg) q.io.enq.ready
-    else Mux(decEnq(c), q.io.count < (p.queueDepth - 1).U, q.io.count < p.queueDepth.U)
+  // The reservation is a credit registered at acceptance (issue 9, eighth round; a cycle
+  // change, **decided**): `decHeld(c)` is "the decide stage holds a non-ignored event of
+  // context c", whatever the filter decides for it. So `dirty_ready` starts from registers (the
+  // queue counts and this one-hot) and the filter's hit no longer reaches it (the routed
+  // critical path filter hit -> decide-stage enqueue -> room -> dirty_ready); the cost is that
+  // an event the filter drops holds its context's last free slot for its decide cycle.
+  // `dirty_ready` is computed per context in parallel ("does not want it, or has room") and
+  // selected by vmid through a multiplexer tree at the end (issue 9, tenth round; no cycle
+  // change): the same value as "ignored, or the context's room" by the vmid one-hot, without the
+  // one-hot's decode and AND-OR behind the asid compare. The credit of context c is also
+  // written per context ("valid, context c, c wants it, c has room" is "accepted, not ignored,
+  // context c"), so it does not wait for `dirty_ready`'s select.
+  private val wantsOf = (0 until C).map(c => wantPmlOf(c) || wantGuestOf(c))
+  private val room = Wire(Vec(C, Bool()))
+  private val decHeld = (0 until C).map(c => RegNext(io.dirty.valid && ctxSel(c) && wantsOf(c) && room(c), false.B))
+  // the decide stage's event enters queue c: held by c's credit and not dropped by the filter
+  // (without the filter the credit is exactly "the decide stage holds c's event")
+  private val decEnq = (0 until C).map(c => decHeld(c) && !dedupHit)
+  for ((q, c) <- queues.zipWithIndex) {
+    room(c) := (if (!timing.hitReg) q.io.enq.ready
+    else Mux(decHeld(c), q.io.count < (p.queueDepth - 1).U, q.io.count < p.queueDepth.U))
   }
-  if (timing.hitReg) io.dirty.ready := ignore || Mux1H(ctxSel, room)
-  else io.dirty.ready := !ctxKnown || Mux1H(ctxSel, (0 until C).map(c => !(wantPmlOf(c) || wantGuestOf(c)) || room(c)))
+  private val readyOf = (0 until (1 << p.ctxBits)).map(c => if (c < C) !wantsOf(c) || room(c) else true.B)
+  io.dirty.ready := !ctxKnown || VecInit(readyOf)(ek)
   for ((q, c) <- queues.zipWithIndex) {
     // Without the filter the decide stage is this cycle's acceptance: the same condition as
     // "accepted, not ignored, context c", written per context (no vmid multiplexer).
@@ -274,8 +306,6 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val partPml, partGuest = Seq.fill(C)(Reg(Vec(D, Bool())))
   private val headPml = (0 until C).map(c => partPml(c)(0))
   private val headGuest = (0 until C).map(c => partGuest(c)(0))
-  private val secondPml = (0 until C).map(c => if (D > 1) queues(c).io.second.get.valid && partPml(c)(1) else false.B)
-  private val secondGuest = (0 until C).map(c => if (D > 1) queues(c).io.second.get.valid && partGuest(c)(1) else false.B)
   for (c <- 0 until C) {
     val q = queues(c)
     for ((part, in) <- Seq((partPml(c), q.io.enq.bits.pml), (partGuest(c), q.io.enq.bits.guest)); i <- 0 until D) {
@@ -287,6 +317,16 @@ class PmlLogger(val p: PmlParams) extends Module {
     }
   }
   private val pmlOwed = (0 until C).map(c => heads(c).valid && headPml(c) && !pmlDone(c))
+  // The idle candidate's inputs as registers beside the queue count (issue 9, seventh round),
+  // computed a cycle ahead like the candidates: per context, whether the head still has its
+  // PML (guest) part to log with that buffer enabled (`pRemR` = pmlOwed && ctrlPml, `gRemR` =
+  // guestOwed && ctrlEpml), and whether a second entry exists and owes its PML (guest) part
+  // (`secondPmlR`, `secondGuestR`). So "the head leaves when idle" and the next idle candidate
+  // are one level from flops instead of behind the queue count's decode, and the pick's round
+  // robins start there. Each is a 2:1 choice by "loads its candidate" between two
+  // values computed from registers and this cycle's enqueue (an event that enters the head or
+  // the second place). The proofs check each against its definition (invariant I8).
+  private val pRemR, gRemR, secondPmlR, secondGuestR = falses(C)
   private val guestOwed = (0 until C).map(c => heads(c).valid && headGuest(c) && !guestDone(c))
   // A buffer disabled while its event waited: the part is dropped.
   private val pmlDropped = (0 until C).map(c => pmlOwed(c) && !ctrlPml(c))
@@ -308,15 +348,25 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val busyCount = RegInit(0.U(log2Ceil(p.tags + 1).W))
   private val tagFree = RegInit(true.B)
 
-  // The output register: valid, the tag and the write's context / buffer load with the write;
-  // the wide address and data load in every cycle the register is free (empty or handing its
-  // write over), so their enable is not the pick's `load` (a 100-bit fan-out at the end of the
-  // scheduler); a free register's payload is not presented (valid low), and write / wmask are
-  // constants.
+  // The output register: valid, the tag and the write's context / buffer load with the write.
+  // The wide address and data have no enable at all (issue 9, seventh round): `outFresh` takes
+  // the picked candidate's write every cycle, `outHold` takes what `mem_req` presents every
+  // cycle, and `mem_req` presents `outHold` in a cycle after one whose write was not handed
+  // over (`outStalled`, a register), else `outFresh`. So the write loaded last cycle is in
+  // `outFresh` and a write held over is in `outHold`; neither 100-bit register has a clock
+  // enable driven by `mem_req_ready` (the input's fan-out was in front of `canLoad`, the routed
+  // critical path of the sixth round), and the choice between them is one level from flops.
+  // A free register's payload is not presented (valid low); write / wmask are constants.
   private val outValid = RegInit(false.B)
   private val outId = RegInit(0.U(p.idBits.W))
-  private val outAddr = Reg(UInt(p.paBits.W))
-  private val outData = Reg(UInt(64.W))
+  private val outStalled = RegInit(false.B)
+  private val outFreshAddr, outHoldAddr = Reg(UInt(p.paBits.W))
+  private val outFreshData, outHoldData = Reg(UInt(64.W))
+  private val outAddr = Mux(outStalled, outHoldAddr, outFreshAddr)
+  private val outData = Mux(outStalled, outHoldData, outFreshData)
+  outHoldAddr := outAddr
+  outHoldData := outData
+  outStalled := outValid && !io.mem_req.ready
   private val outGuest = RegInit(false.B)
   private val outCtx = RegInit(0.U(p.ctxBits.W))
   io.mem_req.valid := outValid
@@ -333,19 +383,24 @@ class PmlLogger(val p: PmlParams) extends Module {
   // not loadable; it is absent only in the cycle an event reaches the head of an empty queue
   // (docs/pml-logger.md, "Pipeline timing").
   private val candValid, candGuest = falses(C)
+  // The pick and "a load happens" (anyPick) are computed from next cycle's candidates directly,
+  // so candValid itself drives only the proofs' view (dbg_candValid; invariants I5, I6: the pick
+  // is the round robin over the candidates, each exact or absent); without formalPorts it is
+  // removed.
   // The round robin over the candidates (xlat.common.RoundRobin without hold: the first candidate
   // after the last context granted, `afterLast` its thermometer) is itself a register, `pickOH`,
-  // computed a cycle ahead: only one context loads a cycle, so next cycle's candidates and
-  // `afterLast` have C + 1 outcomes (no load, or context k loaded), the round robin is computed
-  // for each from registers and this cycle's pick selects among them at the end (below). Always
-  // pickOH = firstAfter(candValid, afterLast), so the cycles are the round robin's.
+  // computed a cycle ahead from next cycle's candidates and `afterLast` (below). Always
+  // pickOH = firstAfter(candValid, afterLast), so the cycles are the round robin's. Beside it,
+  // `anyPick` (a candidate exists, so the pick is not empty) is a register too, so that "a load
+  // happens" is one level from flops.
   private val afterLast = falses(C)
   private val pickOH = falses(C)
+  private val anyPick = RegInit(false.B)
   private val pc = OHToUInt(pickOH)
   // The output register's fields are AND-OR multiplexed by the registered one-hot pick; the part
   // of the picked context is its candGuest.
   private val loadGuest = Mux1H(pickOH, candGuest)
-  private val load = canLoad && candValid.asUInt.orR
+  private val load = canLoad && anyPick
   when(io.mem_req.fire) { outValid := false.B }
   private def sext(gvpn: UInt): UInt = {
     val va = Cat(gvpn, 0.U(12.W))
@@ -358,12 +413,9 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val candAddr = (0 until C).map(c =>
     Mux(candGuest(c), entryAddr(gpmlAddr(c), gpmlIndex(c)), entryAddr(pmlAddr(c), pmlIndex(c))))
   private val candData = heads.zip(candGuest).map { case (h, g) => Mux(g, sext(h.bits.gva), Cat(h.bits.gpa, 0.U(12.W)).pad(64)) }
-  when(outFree) {
-    outAddr := Mux1H(pickOH, candAddr)
-    outData := Mux1H(pickOH, candData)
-  }
+  outFreshAddr := Mux1H(pickOH, candAddr)
+  outFreshData := Mux1H(pickOH, candData)
   when(load) {
-    for (j <- 0 until C) afterLast(j) := (0 until j).map(pickOH(_)).foldLeft(false.B)(_ || _)
     outValid := true.B
     outId := freeTag
     outGuest := loadGuest
@@ -374,7 +426,7 @@ class PmlLogger(val p: PmlParams) extends Module {
     tagCtxOH(t) := pickOH
     tagGuest(t) := loadGuest
   }
-  private val candIdle, candAfter, candIdleReg, candIfCsr = Wire(Vec(C, Bool()))
+  private val candAfter, candIdleReg, candIfCsr = Wire(Vec(C, Bool()))
   for (c <- 0 until C) {
     // c loads its candidate this cycle: the one signal of the pick that reaches c's state; every
     // register of c below is a 2:1 choice, by it, between two values computed from registers
@@ -388,15 +440,42 @@ class PmlLogger(val p: PmlParams) extends Module {
       gpmlIndex(c) := gpmlIndex(c) - 1.U; gpmlIn(c) := gpmlInDec(c); gpmlInDec(c) := inRangeAfterTwo(gpmlIndex(c))
     }
     val h = heads(c)
+    val q = queues(c)
     // The head's parts still to log, before this cycle's load (a part of a disabled buffer is
-    // dropped this cycle, so it is not "remaining").
-    val pRem = pmlOwed(c) && ctrlPml(c)
-    val gRem = guestOwed(c) && ctrlEpml(c)
+    // dropped this cycle, so it is not "remaining"): registers (pRemR = pmlOwed && ctrlPml).
+    val pRem = pRemR(c)
+    val gRem = gRemR(c)
     // The head leaves when no part remains after this cycle. Loaded, the candidate's part is
     // done (a candidate is exact: the loaded part was remaining), so the other part decides.
     val popIdle = h.valid && !pRem && !gRem
     val popLoaded = h.valid && Mux(candGuest(c), !pRem, !gRem)
     h.ready := Mux(loaded, popLoaded, popIdle)
+    // Next cycle's pRemR / gRemR / secondPmlR / secondGuestR. An event enqueued this cycle is
+    // the next head when the queue is empty (or holds one entry that leaves), the next second
+    // when it holds one entry that stays (or two and the head leaves); the third entry moves
+    // up to second when the head leaves.
+    val cnt = q.io.count
+    val enqPml = q.io.enq.fire && q.io.enq.bits.pml
+    val enqGuest = q.io.enq.fire && q.io.enq.bits.guest
+    val thirdPml = if (D > 2) cnt >= 3.U && partPml(c)(2) else false.B
+    val thirdGuest = if (D > 2) cnt >= 3.U && partGuest(c)(2) else false.B
+    // after a pop: the head is the second (or the event entering behind a single head)
+    val popHeadP = secondPmlR(c) || (cnt === 1.U && enqPml)
+    val popHeadG = secondGuestR(c) || (cnt === 1.U && enqGuest)
+    val popSecondP = thirdPml || (cnt === 2.U && enqPml)
+    val popSecondG = thirdGuest || (cnt === 2.U && enqGuest)
+    // without a pop: the head keeps its remaining parts (or is the event entering an empty queue)
+    val staySecondP = secondPmlR(c) || (cnt === 1.U && enqPml)
+    val staySecondG = secondGuestR(c) || (cnt === 1.U && enqGuest)
+    val ctrlPmlNext = Mux(we("CTRL", c), w(PmlRegs.Bits.ctrlPml), ctrlPml(c))
+    val ctrlEpmlNext = Mux(we("CTRL", c), w(PmlRegs.Bits.ctrlEpml), ctrlEpml(c))
+    // loaded: no CSR write this cycle (CTRL unchanged), the loaded part is done
+    pRemR(c) := Mux(loaded, Mux(popLoaded, popHeadP, pRem && candGuest(c)) && ctrlPml(c),
+      Mux(popIdle, popHeadP, pRem || (cnt === 0.U && enqPml)) && ctrlPmlNext)
+    gRemR(c) := Mux(loaded, Mux(popLoaded, popHeadG, gRem && !candGuest(c)) && ctrlEpml(c),
+      Mux(popIdle, popHeadG, gRem || (cnt === 0.U && enqGuest)) && ctrlEpmlNext)
+    secondPmlR(c) := Mux(Mux(loaded, popLoaded, popIdle), popSecondP, staySecondP)
+    secondGuestR(c) := Mux(Mux(loaded, popLoaded, popIdle), popSecondG, staySecondG)
     when(h.fire) { pmlDone(c) := false.B; guestDone(c) := false.B }
       .otherwise {
         when(pmlDropped(c) || issuedPml) { pmlDone(c) := true.B }
@@ -412,15 +491,18 @@ class PmlLogger(val p: PmlParams) extends Module {
     val guestOn = Mux(we("CTRL", c), w(PmlRegs.Bits.ctrlEpml), ctrlEpml(c))
     val pOkIdle = Mux(we("PML_INDEX", c), wIn, pmlIn(c))
     val gOkIdle = Mux(we("GPML_INDEX", c), wIn, gpmlIn(c))
-    val pmlIdle = Mux(popIdle, secondPml(c), pRem) && pmlOn && pOkIdle
-    val guestIdle = Mux(popIdle, secondGuest(c), gRem) && guestOn && gOkIdle
+    // Idle, the next head owes its PML part when this head keeps it (pRem) or leaves (no part
+    // remains: !pRem && !gRem) for a second entry that owes it (a second entry implies a head).
+    val pmlNextIdle = pRem || (!gRem && secondPmlR(c))
+    val guestNextIdle = gRem || (!pRem && secondGuestR(c))
+    val pmlIdle = pmlNextIdle && pmlOn && pOkIdle
+    val guestIdle = guestNextIdle && guestOn && gOkIdle
     val pOkLoaded = Mux(candGuest(c), pmlIn(c), pmlInDec(c))
     val gOkLoaded = Mux(candGuest(c), gpmlInDec(c), gpmlIn(c))
-    val pmlAfter = Mux(popLoaded, secondPml(c), pRem && candGuest(c)) && ctrlPml(c) && pOkLoaded
-    val guestAfter = Mux(popLoaded, secondGuest(c), gRem && !candGuest(c)) && ctrlEpml(c) && gOkLoaded
+    val pmlAfter = Mux(popLoaded, secondPmlR(c), pRem && candGuest(c)) && ctrlPml(c) && pOkLoaded
+    val guestAfter = Mux(popLoaded, secondGuestR(c), gRem && !candGuest(c)) && ctrlEpml(c) && gOkLoaded
     candValid(c) := Mux(loaded, pmlAfter || guestAfter, pmlIdle || guestIdle)
     candGuest(c) := Mux(loaded, !pmlAfter, !pmlIdle)
-    candIdle(c) := pmlIdle || guestIdle
     candAfter(c) := pmlAfter || guestAfter
     // the idle candidate as if no CSR write entered it (the pick's inputs start from registers),
     // and as if this cycle's write, whichever register it writes, were c's (selected by ci below)
@@ -428,38 +510,47 @@ class PmlLogger(val p: PmlParams) extends Module {
       Mux(at("PML_INDEX"), wIn, pmlIn(c))
     val ifCsrGuest = Mux(at("CTRL"), w(PmlRegs.Bits.ctrlEpml), ctrlEpml(c)) &&
       Mux(at("GPML_INDEX"), wIn, gpmlIn(c))
-    candIfCsr(c) := (Mux(popIdle, secondPml(c), pRem) && ifCsrPml) || (Mux(popIdle, secondGuest(c), gRem) && ifCsrGuest)
-    candIdleReg(c) := (Mux(popIdle, secondPml(c), pRem) && ctrlPml(c) && pmlIn(c)) ||
-      (Mux(popIdle, secondGuest(c), gRem) && ctrlEpml(c) && gpmlIn(c))
+    candIfCsr(c) := (pmlNextIdle && ifCsrPml) || (guestNextIdle && ifCsrGuest)
+    candIdleReg(c) := (pmlNextIdle && ctrlPml(c) && pmlIn(c)) || (guestNextIdle && ctrlEpml(c) && gpmlIn(c))
   }
-  // Next cycle's pick, for each outcome of this cycle: no load (every context's idle candidate,
-  // `afterLast` kept), or context k loaded (k's candidate after its load, the others idle,
-  // `afterLast` = "after k", a constant). The outcome is chosen by this cycle's registered pick
-  // and canLoad, so neither the round robin nor the tag table feeds the per-context updates.
-  // A CSR write that enters a candidate (CTRL, PML_INDEX, GPML_INDEX) changes only its
-  // context's idle candidate, in a cycle without a load: the round robin is computed with that
-  // context's request forced low and forced high (its index decoded straight from the address),
-  // and the written candidate selects at the end; otherwise no idle candidate has a CSR entry.
-  private val pickIdle = RoundRobin.firstAfter(candIdleReg, afterLast)
-  private val pickAfter = (0 until C).map(k => RoundRobin.firstAfter(candIdleReg.updated(k, candAfter(k)), (0 until C).map(j => (j > k).B)))
-  private val pickCsr0 = RoundRobin.firstAfter((0 until C).map(c => candIdleReg(c) && !ciOH(c)), afterLast)
-  private val pickCsr1 = RoundRobin.firstAfter((0 until C).map(c => candIdleReg(c) || ciOH(c)), afterLast)
+  // Next cycle's pick: the round robin over next cycle's candidates from next cycle's
+  // `afterLast`. Each context's next candidate is its idle candidate (`candIdleReg`, from
+  // registers), its candidate after its own load (`candAfter`, chosen by "c loads its
+  // candidate"), or, in the cycle of a CSR write that enters a candidate (CTRL, PML_INDEX,
+  // GPML_INDEX; no load then), the written context's candidate with that write (`candIfCsr`,
+  // chosen by the registered context one-hot). So the round robin starts two or three levels
+  // from flops, and canLoad one level before it.
   private val csrEnters = csrWriting && (at("CTRL") || at("PML_INDEX") || at("GPML_INDEX"))
-  private val csrCand = Mux1H(ciOH, candIfCsr)
-  // canLoad enters at the last level: with no candidate the pick is empty and "loaded" is "idle"
-  private val anyCand = candValid.asUInt.orR
+  // Next cycle's candidates for both outcomes of this cycle, from registers only: `reqIfNot`
+  // without a load (idle candidates, the CSR write's), `reqIfLoad` with the pick loaded (its
+  // candidate after the load). When no candidate exists (anyPick low) the pick is empty and the
+  // two are equal, so "a load happens" (`canLoad` and anyPick) chooses between them exactly
+  // (issue 9, tenth round; no cycle change): `canLoad` (the `mem_req_ready` input, the CSR
+  // stage, the tag count) selects at the end instead of entering every context's candidate in
+  // front of the round robin.
+  private val reqIfNot = (0 until C).map(c => Mux(csrEnters && ciOH(c), candIfCsr(c), candIdleReg(c)))
+  private val reqIfLoad = (0 until C).map(c =>
+    Mux(csrEnters && ciOH(c), candIfCsr(c), Mux(pickOH(c), candAfter(c), candIdleReg(c))))
+  private def orOf(x: Seq[Bool]): Bool = x.foldLeft(false.B)(_ || _)
+  // next cycle's afterLast: after a load the thermometer of this cycle's pick (a register); the
+  // round robin is computed for both (the first from registers only) and `load` selects at the
+  // end, so its fan-out (the output register, the tag table) is not in front of the round robin
+  private val afterPick = (0 until C).map(j => orOf((0 until j).map(pickOH(_))))
+  private val pickIfLoad = RoundRobin.firstAfter(reqIfLoad, afterPick)
+  private val pickIfNot = RoundRobin.firstAfter(reqIfNot, afterLast)
   for (j <- 0 until C) {
-    val ifLoadable = (0 until C).map(k => pickOH(k) && pickAfter(k)(j)).reduce(_ || _) || (!anyCand && pickIdle(j))
-    pickOH(j) := Mux(csrEnters, Mux(csrCand, pickCsr1(j), pickCsr0(j)), Mux(canLoad, ifLoadable, pickIdle(j)))
+    when(load) { afterLast(j) := afterPick(j) }
+    pickOH(j) := Mux(load, pickIfLoad(j), pickIfNot(j))
   }
+  anyPick := Mux(load, orOf(reqIfLoad), orOf(reqIfNot))
 
   // ---- full buffers: exits and guest interrupts ----------------------------------------------
   private val exitPending, irqPending = falses(C)
   private val irqVectorHeld = zeros(C, p.irqVectorBits)
   for (c <- 0 until C) {
     when(!csrWrite) {
-      when(pmlOwed(c) && ctrlPml(c) && !pmlIn(c) && !full(c)) { full(c) := true.B; exitPending(c) := true.B }
-      when(guestOwed(c) && ctrlEpml(c) && !gpmlIn(c) && !guestFull(c)) {
+      when(pRemR(c) && !pmlIn(c) && !full(c)) { full(c) := true.B; exitPending(c) := true.B }
+      when(gRemR(c) && !gpmlIn(c) && !guestFull(c)) {
         guestFull(c) := true.B; irqPending(c) := true.B
         // a re-raise (ACK while still pending) merges: the offered guestIrq keeps its vector
         when(!irqPending(c)) { irqVectorHeld(c) := irqVector(c) }
@@ -515,6 +606,20 @@ class PmlLogger(val p: PmlParams) extends Module {
   for (c <- 0 until C) when((0 until p.tags).map(t => respErr(t) && tagCtxOH(t)(c)).reduce(_ || _)) { writeError(c) := true.B }
 
   // ---- counters ------------------------------------------------------------------------------
+  // perf_ignored advances by up to 2C + 1 a cycle: the decide stage's ignored event and every
+  // context's dropped parts. Like PerfCounter.count it counts the cycle's events one cycle later
+  // (the same cycles), but the dropped parts, which come from registers, are summed before their
+  // register (seventh round): the counter then adds a registered 5-bit sum and a registered bit
+  // (a 6-bit add in front of its carry chain instead of a population count of 17 bits).
+  private val ignoredCount = {
+    val width = PerfCounter.width
+    val dropSum = RegNext(PopCount(pmlDropped ++ guestDropped), 0.U)
+    val ignoredEv = RegNext(dec.valid && dec.bits.ignore, false.B)
+    val count = RegInit(0.U(width.W))
+    val next = count +& (dropSum +& ignoredEv)
+    count := Mux(next(width), ((BigInt(1) << width) - 1).U(width.W), next(width - 1, 0))
+    count
+  }
   PerfCounters.connect(
     io.perf,
     "logged" -> PerfCounter(respOk && !tagGuest(rid)),
@@ -523,7 +628,7 @@ class PmlLogger(val p: PmlParams) extends Module {
     "guestIrqs" -> PerfCounter(io.guestIrq.fire),
     "stallCycles" -> PerfCounter(io.dirty.valid && !io.dirty.ready),
     "writeErrors" -> PerfCounter(respKnown && io.mem_resp.bits.error),
-    "ignored" -> PerfCounter.count((dec.valid && dec.bits.ignore) +: (pmlDropped ++ guestDropped)),
+    "ignored" -> ignoredCount,
     "deduped" -> PerfCounter(dec.valid && !dec.bits.ignore && dedupHit),
     "badCsrs" -> PerfCounter(csrValid && csrBad),
     "badMemResps" -> PerfCounter(io.mem_resp.valid && !tagBusy(rid))
@@ -544,6 +649,7 @@ class PmlLogger(val p: PmlParams) extends Module {
     d.csrCtxOH := VecInit(ciOH).asUInt
     d.csrWIn := wIn; d.csrWInDec := wInDec
     d.csrWe := VecInit((0 until C).map(c => byOffset(n => if (n == "STATUS") false.B else we(n, c)))).asUInt
+    d.candValid := candValid
   }
 }
 

@@ -14,6 +14,7 @@ case class PmlParams(
     idBits: Int = 4,
     vmidBits: Int = 16,
     asidBits: Int = 16,
+    inputStage: Boolean = true,
     formalPorts: Boolean = false
 ) {
   require(contexts >= 1 && contexts <= 64, s"contexts must be in 1..64, got $contexts")
@@ -32,6 +33,8 @@ case class PmlParams(
   val csrAddrBits = 16
   require(contexts * PmlRegs.stride <= (1 << csrAddrBits), "contexts do not fit the 16-bit CSR address space")
   val tags: Int = 1 << idBits
+  /** The input's decide stage is there with `inputStage` and always with the filter. */
+  val staged: Boolean = inputStage || dedupEntries > 0
 
   def derived: Seq[(String, Any)] = Seq("ctxBits" -> ctxBits, "stride" -> PmlRegs.stride, "exitReason" -> PmlRegs.exitReason)
 }
