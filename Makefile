@@ -93,7 +93,7 @@ $(STAMP)/lint: $(STAMP)/rtl $(STAMP)/venv rtl/lint/waivers.vlt
 # shorter random runs (xlat_tb/regression.py); XLAT_SEED=N overrides every seed.
 PYTEST_JOBS ?= 2
 test: bootstrap lint
-	XLAT_REQUIRE_BUILD=1 $(PY) -m pytest -n $(PYTEST_JOBS) tb formal sim fpga $(PYTEST_ARGS)
+	XLAT_REQUIRE_BUILD=1 $(PY) -m pytest -n $(PYTEST_JOBS) --durations=25 tb formal sim fpga $(PYTEST_ARGS)
 
 # ---- soak: the random tests at the issue floors with fresh seeds (printed) -------------------
 # make soak [SEEDS=50] [K=<pytest -k, default test_random>]; a failing seed prints the command
@@ -105,7 +105,7 @@ soak: bootstrap lint
 
 # ---- measure: trace-driven evaluation and FPGA synthesis (minutes; smoke runs are in make test)
 # make eval [TRACE=path/to/trace.npz] [BLOCKS=pml]   -> build/eval/report.md
-#   BLOCKS: comma list of babelfish,walker,pml (default all; the report then has only those sections)
+#   BLOCKS: comma list of babelfish,walker,pml,devtlb,perforated (default all; the report then has only those sections)
 eval: bootstrap lint
 	$(PY) sim/eval.py --out $(BUILD)/eval $(if $(TRACE),--trace $(TRACE)) $(if $(BLOCKS),--blocks $(BLOCKS))
 

@@ -13,7 +13,7 @@ machinery: sim/evalcore.py.
 
   python sim/eval.py --out build/eval                 # full sweep (BabelFish ~6-8 min, walker ~1-6 min)
   python sim/eval.py --out build/eval --quick         # smoke run (L1 only / two walker configs, tiny workloads)
-  python sim/eval.py --out build/eval --blocks walker # one block (babelfish, walker or pml)
+  python sim/eval.py --out build/eval --blocks walker # one block (babelfish, walker, pml, devtlb or perforated)
   python sim/eval.py --out build/eval --trace t.npz   # your own TLB trace (BabelFishTlb), same statistics
 """
 from __future__ import annotations
