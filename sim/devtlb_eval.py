@@ -13,14 +13,13 @@ and the plots devtlb_util.png, devtlb_ptb.png.
 """
 from __future__ import annotations
 
-import csv
 import json
 import time
 from pathlib import Path
 
 import devtlbio
 import harness_build as hbuild
-from evalcore import build_configs, check_summary, fmt_t, md_table, run_pool, say
+from evalcore import build_and_run, check_summary, fmt_t, md_table, section_verdict, write_results
 from workloads import devtlb as wl
 
 CONFIGS = ["devtlb_base", "devtlb_part", "devtlb_ptb8", "devtlb_ptb32", "devtlb_full"]
@@ -460,16 +459,7 @@ def reading(get, tm) -> str:
 # ---- driver ----------------------------------------------------------------------------------
 def run(args, out: Path) -> tuple[list[str], bool]:
     t_start = time.monotonic()
-    jobs = job_list(args)
-    configs = list(dict.fromkeys(j["config"] for j in jobs))
-    say(f"[eval] DevTlb configurations: {', '.join(configs)}")
-    exes, build_times, skipped = build_configs(configs, args.obj_root, tag="devtlb build", block="devtlb",
-                                               test_only={c: TEST_ONLY[c] for c in configs if c in TEST_ONLY})
-    named_skipped = [c for c in skipped if c not in TEST_ONLY]
-    jobs = [j for j in jobs if j["config"] in exes]
     weight = lambda j: j["packets"] * (3 if j["check"] or j["kind"] == "main" else 1)  # noqa: E731
-    jobs.sort(key=lambda j: -weight(j))
-    say(f"[eval] DevTlb: {len(jobs)} runs on {args.jobs} parallel jobs")
 
     def describe(j, d):
         if d is None:
@@ -478,30 +468,22 @@ def run(args, out: Path) -> tuple[list[str], bool]:
         return (f"{j['config']:26s} {j['name']:10s} utilization {100 * g['util']:5.1f}%  "
                 f"ATS/packet {g['ats_per_packet']:.2f}  {check_summary(d, j['check'])}")
 
-    results, failures = run_pool(jobs, lambda j: run_one(exes[j["config"]], j, args, out),
-                                 workers=args.jobs, weight=weight, describe=describe, tag="devtlb run")
+    results, failures, build_times, skipped = build_and_run(
+        "DevTlb", "devtlb", job_list(args), args, out, run_one, test_only=TEST_ONLY, weight=weight,
+        describe=describe)
     order = {c: i for i, c in enumerate(CONFIGS + list(TEST_ONLY))}
     results.sort(key=lambda r: (r["kind"], order.get(r["config"], 99), r["config"], r["interleave"], r["tenants"]))
-    (out / "devtlb_results.json").write_text(json.dumps({"runs": results}, indent=1, default=str))
-    keys = ["config", "kind", "interleave", "tenants", "packets", "requests", "hits", "pbHits", "misses",
-            "atsRequests", "prefetches", "prefetchCompleted", "prefetchUsed", "blockedCycles", "cycles",
-            "simulatedCycles", "utilization", "model_checked", "n_mismatches", "counters_agree", "cpu_seconds"]
-    fkeys = ["gbps", "ats_per_packet", "demand_per_packet", "prefetch_per_packet", "hit_rate", "pb_rate",
-             "accuracy", "coverage", "latency_ns", "req_per_cycle"]
-    with open(out / "devtlb_results.csv", "w", newline="") as fh:
-        wr = csv.writer(fh)
-        wr.writerow(keys + fkeys)
-        for r in results:
-            wr.writerow([r.get(k) for k in keys] + [r["fig"][k] for k in fkeys])
+    write_results(out, "devtlb", results,
+                  ["config", "kind", "interleave", "tenants", "packets", "requests", "hits", "pbHits", "misses",
+                   "atsRequests", "prefetches", "prefetchCompleted", "prefetchUsed", "blockedCycles", "cycles",
+                   "simulatedCycles", "utilization", "model_checked", "n_mismatches", "counters_agree",
+                   "cpu_seconds"],
+                  ["gbps", "ats_per_packet", "demand_per_packet", "prefetch_per_packet", "hit_rate", "pb_rate",
+                   "accuracy", "coverage", "latency_ns", "req_per_cycle"])
     pngs = plot(results, out) if results else []
     wall = time.monotonic() - t_start
     lines = section(args, results, pngs, build_times, skipped, wall)
     if results and not pngs:
         lines.insert(1, "(matplotlib is not installed: no plots; the tables and devtlb_results.csv hold the data)\n")
-    bad = [r for r in results if not r["counters_agree"] or r["n_mismatches"]]
-    say(f"[eval] DevTlb: {len(results)} runs, {fmt_t(wall)}")
-    if failures or bad or named_skipped:
-        say(f"[eval] ERROR: DevTlb: {len(failures)} failed runs, {len(bad)} runs with counter or model "
-            f"mismatches, {len(named_skipped)} named configurations skipped")
-        return lines, False
-    return lines, True
+    named_skipped = [c for c in skipped if c not in TEST_ONLY]
+    return lines, section_verdict("DevTlb", results, failures, named_skipped, wall)

@@ -2,10 +2,13 @@
 sim/walker_eval.py: NestedWalker, sim/pml_eval.py: PmlLogger, sim/devtlb_eval.py: DevTlb,
 sim/perforated_eval.py: PerforatedL2Tlb):
 progress output, cached harness builds (with on-demand test-only configurations), the parallel
-run pool with progress and ETA, and Markdown tables."""
+run pool with progress and ETA, a section's build-and-run start, its JSON / CSV results and its
+verdict, and Markdown tables."""
 from __future__ import annotations
 
 import concurrent.futures as cf
+import csv
+import json
 import threading
 import time
 from pathlib import Path
@@ -118,3 +121,44 @@ def md_table(header: list[str], rows: list[list], align: str | None = None) -> l
            "|" + "|".join("---:" if a == "r" else "---" for a in al) + "|"]
     out += ["| " + " | ".join(str(x) for x in r) + " |" for r in rows]
     return out
+
+
+def build_and_run(title: str, block: str, jobs: list, args, out: Path, run_one, *, test_only: dict,
+                  weight, describe) -> tuple[list, list, dict, dict]:
+    """The start of a block's eval section: build (or reuse) the harness of every configuration
+    the jobs name, drop the jobs of configurations that did not build, and run the rest
+    heaviest first as run_one(exe, job, args, out). Returns (results, failures, build_times,
+    skipped)."""
+    configs = list(dict.fromkeys(j["config"] for j in jobs))
+    say(f"[eval] {title} configurations: {', '.join(configs)}")
+    exes, build_times, skipped = build_configs(configs, args.obj_root, tag=f"{block} build", block=block,
+                                               test_only={c: test_only[c] for c in configs if c in test_only})
+    jobs = sorted((j for j in jobs if j["config"] in exes), key=lambda j: -weight(j))
+    say(f"[eval] {title}: {len(jobs)} runs on {args.jobs} parallel jobs")
+    results, failures = run_pool(jobs, lambda j: run_one(exes[j["config"]], j, args, out),
+                                 workers=args.jobs, weight=weight, describe=describe, tag=f"{block} run")
+    return results, failures, build_times, skipped
+
+
+def write_results(out: Path, block: str, results: list, keys: list[str], fkeys: list[str],
+                  extra_header: list[str] = (), extra=lambda r: []) -> None:
+    """<block>_results.json (every run) and <block>_results.csv (the run's ``keys``, its
+    figures' ``fkeys``, then ``extra(r)`` under ``extra_header``)."""
+    (out / f"{block}_results.json").write_text(json.dumps({"runs": results}, indent=1, default=str))
+    with open(out / f"{block}_results.csv", "w", newline="") as fh:
+        wr = csv.writer(fh)
+        wr.writerow(list(keys) + list(fkeys) + list(extra_header))
+        for r in results:
+            wr.writerow([r.get(k) for k in keys] + [r["fig"][k] for k in fkeys] + list(extra(r)))
+
+
+def section_verdict(title: str, results: list, failures: list, skipped, wall: float) -> bool:
+    """A section passes when every run finished, every run's RTL counters agree with the
+    harness, the reference model found no mismatch, and no named configuration was skipped."""
+    bad = [r for r in results if not r["counters_agree"] or r["n_mismatches"]]
+    say(f"[eval] {title}: {len(results)} runs, {fmt_t(wall)}")
+    if failures or bad or skipped:
+        say(f"[eval] ERROR: {title}: {len(failures)} failed runs, {len(bad)} runs with counter or model "
+            f"mismatches, {len(skipped)} configurations skipped")
+        return False
+    return True

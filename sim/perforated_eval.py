@@ -14,14 +14,13 @@ tb/models/perforated.py, and returns the section of report.md; writes perforated
 """
 from __future__ import annotations
 
-import csv
 import json
 import time
 from pathlib import Path
 
 import harness_build as hbuild
 import perforatedio
-from evalcore import build_configs, check_summary, fmt_t, md_table, run_pool, say
+from evalcore import build_and_run, check_summary, fmt_t, md_table, say, section_verdict, write_results
 from workloads import perforated as wl
 
 CONFIGS = ["perforated_default", "perforated_off"]
@@ -310,15 +309,7 @@ def section(args, results, pngs, build_times, skipped, wall) -> tuple[list[str],
 
 def run(args, out: Path) -> tuple[list[str], bool]:
     t_start = time.monotonic()
-    jobs = job_list(args)
-    configs = list(dict.fromkeys(j["config"] for j in jobs))
-    say(f"[eval] PerforatedL2Tlb configurations: {', '.join(configs)}")
-    exes, build_times, skipped = build_configs(configs, args.obj_root, tag="perforated build", block="perforated",
-                                               test_only={c: TEST_ONLY[c] for c in configs if c in TEST_ONLY})
-    jobs = [j for j in jobs if j["config"] in exes]
     weight = lambda j: j["requests"] * (1 + 4 * j["frac"])  # noqa: E731  (table building)
-    jobs.sort(key=lambda j: -weight(j))
-    say(f"[eval] PerforatedL2Tlb: {len(jobs)} runs on {args.jobs} parallel jobs")
 
     def describe(j, d):
         if d is None:
@@ -327,21 +318,18 @@ def run(args, out: Path) -> tuple[list[str], bool]:
         return (f"{j['config']:19s} {j['name']:26s} reads/req {w['readsPerRequest']:.3f} "
                 f"misses/req {w['missesPerRequest']:.3f}  {check_summary(d)}")
 
-    results, failures = run_pool(jobs, lambda j: run_one(exes[j["config"]], j, args, out),
-                                 workers=args.jobs, weight=weight, describe=describe, tag="perforated run")
+    results, failures, build_times, skipped = build_and_run(
+        "PerforatedL2Tlb", "perforated", job_list(args), args, out, run_one, test_only=TEST_ONLY,
+        weight=weight, describe=describe)
     for r in results:
         r["fig"] = figures(r)
     order = {c: i for i, c in enumerate(CONFIGS + list(TEST_ONLY))}
     results.sort(key=lambda r: (order.get(r["config"], 99), not r["allocated"], r["layout"], r["holes"], r["frac"]))
-    (out / "perforated_results.json").write_text(json.dumps({"runs": results}, indent=1, default=str))
-    keys = ["config", "workload", "frac", "holes", "layout", "allocated", "requests", "fragmented", "hole_pages",
-            "simulatedCycles", "idleCyclesSkipped", "model_checked", "n_mismatches", "counters_agree", "run_seconds"]
-    fkeys = ["misses", "reads", "walks", "cycles", "bitmap_reads", "skip_rate", "bitmap_hit_rate"]
-    with open(out / "perforated_results.csv", "w", newline="") as fh:
-        wr = csv.writer(fh)
-        wr.writerow(keys + fkeys)
-        for r in results:
-            wr.writerow([r.get(k) for k in keys] + [r["fig"][k] for k in fkeys])
+    write_results(out, "perforated", results,
+                  ["config", "workload", "frac", "holes", "layout", "allocated", "requests", "fragmented",
+                   "hole_pages", "simulatedCycles", "idleCyclesSkipped", "model_checked", "n_mismatches",
+                   "counters_agree", "run_seconds"],
+                  ["misses", "reads", "walks", "cycles", "bitmap_reads", "skip_rate", "bitmap_hit_rate"])
     ideal = next((r for r in results if r["frac"] == 0), None)
     base = {(r["frac"], r["holes"], r["allocated"]): r for r in results if r["config"] == "perforated_off"}
     pngs = plot(results, ideal, base, out) if results else []
@@ -353,10 +341,4 @@ def run(args, out: Path) -> tuple[list[str], bool]:
         say(f"[eval] PerforatedL2Tlb target {lay}, {h} holes, {TARGET_FRAC * 100:g}% fragmented: misses "
             f"{pct(t['misses'], 3)}, reads {pct(t['reads'], 3)} of the ideal (target {TARGETS[lay] * 100:g}%): "
             f"{'met' if t['ok'] else 'MISSED'}")
-    bad = [r for r in results if not r["counters_agree"] or r["n_mismatches"]]
-    say(f"[eval] PerforatedL2Tlb: {len(results)} runs, {fmt_t(wall)}")
-    if failures or bad or skipped:
-        say(f"[eval] ERROR: PerforatedL2Tlb: {len(failures)} failed runs, {len(bad)} runs with counter or model "
-            f"mismatches, {len(skipped)} configurations skipped")
-        return lines, False
-    return lines, True
+    return lines, section_verdict("PerforatedL2Tlb", results, failures, skipped, wall)

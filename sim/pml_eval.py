@@ -10,14 +10,13 @@ and the software's service time).
 """
 from __future__ import annotations
 
-import csv
 import json
 import time
 from pathlib import Path
 
 import harness_build as hbuild
 import pmlio
-from evalcore import build_configs, check_summary, fmt_t, md_table, run_pool, say
+from evalcore import build_and_run, check_summary, fmt_t, md_table, section_verdict, write_results
 from workloads import pml as wl
 
 CONFIGS = ["pml_default", "pml_dedup"]
@@ -286,15 +285,7 @@ def section(args, results: list[dict], png, build_times, skipped, wall) -> list[
 # ---- driver ----------------------------------------------------------------------------------
 def run(args, out: Path) -> tuple[list[str], bool]:
     t_start = time.monotonic()
-    jobs = job_list(args)
-    configs = list(dict.fromkeys(j["config"] for j in jobs))
-    say(f"[eval] PmlLogger configurations: {', '.join(configs)}")
-    exes, build_times, skipped = build_configs(configs, args.obj_root, tag="pml build", block="pml",
-                                               test_only={c: TEST_ONLY[c] for c in configs if c in TEST_ONLY})
-    jobs = [j for j in jobs if j["config"] in exes]
     weight = lambda j: j["n"] * (3 if j["check"] else 1)  # noqa: E731  (the model check costs more than the run)
-    jobs.sort(key=lambda j: -weight(j))
-    say(f"[eval] PmlLogger: {len(jobs)} runs on {args.jobs} parallel jobs")
 
     def describe(j, d):
         if d is None:
@@ -303,30 +294,18 @@ def run(args, out: Path) -> tuple[list[str], bool]:
         return (f"{j['config']:12s} {j['name']:24s} entries/cycle {g['entries_per_cycle']:.3f}  "
                 f"exits/M {g['exits_per_M']:6.0f}  {check_summary(d, j['check'])}")
 
-    results, failures = run_pool(jobs, lambda j: run_one(exes[j["config"]], j, args, out),
-                                 workers=args.jobs, weight=weight, describe=describe, tag="pml run")
+    results, failures, build_times, skipped = build_and_run(
+        "PmlLogger", "pml", job_list(args), args, out, run_one, test_only=TEST_ONLY, weight=weight,
+        describe=describe)
     results.sort(key=lambda r: (r["kind"], r["config"], r["mode"], r["active"], r["latency"], r["exit_service"]))
-    (out / "pml_results.json").write_text(json.dumps({"runs": results}, indent=1, default=str))
-    keys = ["config", "kind", "mode", "active", "latency", "exit_service", "irq_service", "events", "writes",
-            "exits", "guestIrqs", "deduped", "stallCycles", "cycles", "model_checked", "n_mismatches",
-            "counters_agree"]
-    fkeys = ["entries_per_cycle", "busy_cycles", "exits_per_M", "irqs_per_M", "filtered", "behind_mean"]
-    with open(out / "pml_results.csv", "w", newline="") as fh:
-        wr = csv.writer(fh)
-        wr.writerow(keys + fkeys + ["wait_accept_mean", "wait_accept_p99", "wait_accept_max",
-                                    "wait_write_mean", "wait_write_p99", "wait_write_max"])
-        for r in results:
-            g = r["fig"]
-            wr.writerow([r.get(k) for k in keys] + [g[k] for k in fkeys]
-                        + [g["wait_accept"][k] for k in ("mean", "p99", "max")]
-                        + [g["wait_write"][k] for k in ("mean", "p99", "max")])
+    waits = [(w, k) for w in ("wait_accept", "wait_write") for k in ("mean", "p99", "max")]
+    write_results(out, "pml", results,
+                  ["config", "kind", "mode", "active", "latency", "exit_service", "irq_service", "events",
+                   "writes", "exits", "guestIrqs", "deduped", "stallCycles", "cycles", "model_checked",
+                   "n_mismatches", "counters_agree"],
+                  ["entries_per_cycle", "busy_cycles", "exits_per_M", "irqs_per_M", "filtered", "behind_mean"],
+                  [f"{w}_{k}" for w, k in waits], lambda r: [r["fig"][w][k] for w, k in waits])
     png = plot(results, args, out) if results else None
     wall = time.monotonic() - t_start
     lines = section(args, results, png, build_times, skipped, wall)
-    bad = [r for r in results if not r["counters_agree"] or r["n_mismatches"]]
-    say(f"[eval] PmlLogger: {len(results)} runs, {fmt_t(wall)}")
-    if failures or bad or skipped:
-        say(f"[eval] ERROR: PmlLogger: {len(failures)} failed runs, {len(bad)} runs with counter or model "
-            f"mismatches, {len(skipped)} configurations skipped")
-        return lines, False
-    return lines, True
+    return lines, section_verdict("PmlLogger", results, failures, skipped, wall)

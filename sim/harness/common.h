@@ -2,8 +2,8 @@
 // BabelFishTlb, walker.cpp for NestedWalker, pml.cpp for PmlLogger, devtlb.cpp for DevTlb,
 // perforated.cpp for PerforatedL2Tlb): errors, masks, binary input, the memory image
 // (load_memory), percentiles, a small JSON writer, command-line parsing, a seeded random source,
-// the latency memory's response queue, the perf-counter cross-check, and exact idle-cycle
-// skipping.
+// the latency memory's response queue, the perf-counter cross-check, the port-protocol error
+// log, the verilated model's set-up, and exact idle-cycle skipping.
 #pragma once
 
 #include <algorithm>
@@ -14,10 +14,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <queue>
 #include <string>
 #include <unordered_map>
+#include <type_traits>
 #include <vector>
+
+#include "verilated.h"
 
 namespace xlat {
 
@@ -275,11 +279,64 @@ class FixedPoint {
     }
     void forget() { have_ = false; }
     bool have() const { return have_; }
+    // Called once per cycle after the clock edge. True when this cycle was `quiet` (no handshake,
+    // inputs as in the previous quiet cycle) and the model did not change since then: the
+    // caller may skip to the next cycle whose inputs differ. A loud cycle starts over.
+    bool settled(bool quiet) {
+        if (!quiet) {
+            forget();
+            return false;
+        }
+        if (!unchanged()) {
+            take();
+            return false;
+        }
+        forget();
+        return true;
+    }
 
   private:
     const Root* root_;
     std::vector<unsigned char> snap_;
     bool have_ = false;
+};
+
+// Port-protocol violations the harness sees (a response for an id not outstanding, bits that
+// change while valid waits): counted for the verdict, the first ten printed with their cycle.
+class Protocol {
+  public:
+    explicit Protocol(const uint64_t& cycle) : cycle_(cycle) {}
+    void operator()(const char* what, uint64_t a, uint64_t b) {
+        if (errors++ < 10)
+            std::fprintf(stderr, "harness: PROTOCOL %s (%#llx, %#llx) at cycle %llu\n", what,
+                         (unsigned long long)a, (unsigned long long)b, (unsigned long long)cycle_);
+    }
+    uint64_t errors = 0;
+
+  private:
+    const uint64_t& cycle_;
+};
+
+// A verilated model with its context (which takes the command line's +plusargs) and the
+// fixed-point detector over its state.
+template <class V>
+class Model {
+  public:
+    using Root = std::remove_pointer_t<std::remove_cv_t<decltype(V::rootp)>>;
+    Model(int argc, char** argv) : ctx_(context(argc, argv)), dut_(std::make_unique<V>(ctx_.get())), fp(dut_->rootp) {}
+    V& dut() { return *dut_; }
+
+  private:
+    static std::unique_ptr<VerilatedContext> context(int argc, char** argv) {
+        auto c = std::make_unique<VerilatedContext>();
+        c->commandArgs(argc, argv);
+        return c;
+    }
+    std::unique_ptr<VerilatedContext> ctx_;
+    std::unique_ptr<V> dut_;
+
+  public:
+    FixedPoint<Root> fp;
 };
 
 }  // namespace xlat

@@ -149,11 +149,9 @@ int main(int argc, char** argv) {
         if (it.first->second != wk.size[k]) die("request %llu: two page sizes for one page", (unsigned long long)k);
     }
 
-    auto vctx = std::make_unique<VerilatedContext>();
-    vctx->commandArgs(argc, argv);
-    auto dutp = std::make_unique<Vdut>(vctx.get());
-    Vdut& d = *dutp;
-    xlat::FixedPoint<Vdut___024root> fp(d.rootp);
+    xlat::Model<Vdut> model(argc, argv);
+    Vdut& d = model.dut();
+    auto& fp = model.fp;
 
     d.req_valid = 0;
     d.resp_ready = 1;
@@ -179,7 +177,7 @@ int main(int argc, char** argv) {
     std::vector<bool> atsBusy(1u << P_ATS_TAG_BITS, false);
     xlat::Responses pend;
     std::vector<LogRec> logv;
-    uint64_t nextReq = 0, cycle = 0, simulated = 0, skipped = 0, lastProgress = 0, protocolErrors = 0;
+    uint64_t nextReq = 0, cycle = 0, simulated = 0, skipped = 0, lastProgress = 0;
     uint64_t linkFree = 0, linkBusy = 0, pktsDone = 0, inWindow = 0, blocked = 0, windowFull = 0;
     uint64_t warmStartPs = 0, lastEndPs = 0, firstOfferCycle = UINT64_MAX;
     struct Counts {
@@ -196,11 +194,7 @@ int main(int argc, char** argv) {
         static const int low[3] = {0, 9, 18};
         return key(sid, page & ~mask(low[sz])) ^ (uint64_t)sz << 62;
     };
-    auto protocol = [&](const char* what, uint64_t a, uint64_t b) {
-        if (protocolErrors++ < 10)
-            std::fprintf(stderr, "harness: PROTOCOL %s (%#llx, %#llx) at cycle %llu\n", what,
-                         (unsigned long long)a, (unsigned long long)b, (unsigned long long)cycle);
-    };
+    xlat::Protocol protocol(cycle);
     bool logOn = !o.log.empty();
     auto logrec = [&](uint32_t kind, uint32_t x, uint64_t y, uint64_t z) {
         if (logOn) logv.push_back(LogRec{cycle, kind, x, y, z});
@@ -370,15 +364,7 @@ int main(int argc, char** argv) {
         }
         const bool fired = in.req || compFire || respFire || atsFire || prev.comp || prev.req;
         prev = in;
-        if (fired || d.resp_valid || d.ats_req_valid) {
-            fp.forget();
-            continue;
-        }
-        if (!fp.have() || !fp.unchanged()) {
-            fp.take();
-            continue;
-        }
-        fp.forget();
+        if (!fp.settled(!(fired || d.resp_valid || d.ats_req_valid))) continue;
         // a fixed point: nothing changes until the next completion or a window place
         uint64_t due = UINT64_MAX;
         if (held) due = cycle;
@@ -432,7 +418,7 @@ int main(int argc, char** argv) {
         {"respStallCycles", d.perf_respStallCycles, 0},
         {"atsStallCycles", d.perf_atsStallCycles, 0},
         {"completions(ats requests)", st.ats + st.prefetches, st.completions},
-    }) && protocolErrors == 0;
+    }) && protocol.errors == 0;
 
     if (!o.log.empty()) {
         FILE* f = std::fopen(o.log.c_str(), "wb");
@@ -471,12 +457,12 @@ int main(int argc, char** argv) {
     P_PERF_PORTS(X)
 #undef X
     j.close();
-    xlat::json_verdict(j, protocolErrors, ok, simulated, skipped, runSec, totSec);
+    xlat::json_verdict(j, protocol.errors, ok, simulated, skipped, runSec, totSec);
     j.d("cpu_seconds", cpuSec);
     j.d("requests_per_cpu_second", st.requests / std::max(cpuSec, 1e-9));
     j.d("requests_per_simulated_cycle", (double)st.requests / std::max<uint64_t>(simulated, 1));
     j.close();
     std::fclose(of);
-    dutp->final();
+    d.final();
     return xlat::exit_status(ok);
 }

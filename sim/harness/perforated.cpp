@@ -128,11 +128,9 @@ int main(int argc, char** argv) {
     const uint64_t maxInflight = o.inflight ? std::min(o.inflight, nIds) : nIds;
     xlat::Rng rng(o.seed);
 
-    auto ctx = std::make_unique<VerilatedContext>();
-    ctx->commandArgs(argc, argv);
-    auto dutp = std::make_unique<Vdut>(ctx.get());
-    Vdut& d = *dutp;
-    xlat::FixedPoint<Vdut___024root> fp(d.rootp);
+    xlat::Model<Vdut> model(argc, argv);
+    Vdut& d = model.dut();
+    auto& fp = model.fp;
 
     d.req_valid = 0;
     d.resp_ready = 0;
@@ -154,7 +152,7 @@ int main(int argc, char** argv) {
     xlat::Responses pend;
     std::optional<xlat::Responses::Item> held;  // the memory response on the channel
     uint64_t inflight = 0, nextReq = 0;
-    uint64_t cycle = 0, simulated = 0, skipped = 0, lastProgressCycle = 0, protocolErrors = 0;
+    uint64_t cycle = 0, simulated = 0, skipped = 0, lastProgressCycle = 0;
     uint64_t mismatches = 0, reqWaitCycles = 0, memRespRefused = 0;
     Stats st, warm;
     uint64_t warmCycle = 0;
@@ -175,11 +173,7 @@ int main(int argc, char** argv) {
             logbuf.clear();
         }
     };
-    auto protocol = [&](const char* what, uint64_t a, uint64_t b) {
-        if (protocolErrors++ < 10)
-            std::fprintf(stderr, "harness: PROTOCOL %s (%#llx, %#llx) at cycle %llu\n", what,
-                         (unsigned long long)a, (unsigned long long)b, (unsigned long long)cycle);
-    };
+    xlat::Protocol protocol(cycle);
 
     struct In { bool reqValid; uint32_t reqId; uint64_t reqIndex; bool memResp; };
     In prev{false, 0, 0, true};
@@ -336,9 +330,7 @@ int main(int argc, char** argv) {
                            in.reqValid == prev.reqValid &&
                            (!in.reqValid || (in.reqId == prev.reqId && in.reqIndex == prev.reqIndex));
         prev = in;
-        if (o.exactIdle || !quiet) {
-            fp.forget();
-        } else if (fp.have() && fp.unchanged()) {
+        if (fp.settled(quiet && !o.exactIdle)) {
             if (pend.empty()) die("stuck: %llu of %llu requests answered, no memory read outstanding",
                                   (unsigned long long)st.responses, (unsigned long long)n);
             const uint64_t due = pend.next_due();
@@ -347,9 +339,6 @@ int main(int argc, char** argv) {
                 if (want) reqWaitCycles += due - cycle;  // the request waited all along
                 cycle = due;
             }
-            fp.forget();
-        } else {
-            fp.take();
         }
         if (cycle - lastProgressCycle > 1000000 + 8 * o.latency)
             die("no response for %llu cycles (%llu of %llu requests answered)",
@@ -405,7 +394,7 @@ int main(int argc, char** argv) {
         {"respStallCycles", d.perf_respStallCycles, 0},
         {"walkerFullCycles", d.perf_walkerFullCycles, 0},  // req_valid only with req_ready
         {"memReads(responses)", st.respReads, st.memReads},
-    }) && protocolErrors == 0 && mismatches == 0;
+    }) && protocol.errors == 0 && mismatches == 0;
 
     FILE* of = std::fopen(o.out.c_str(), "w");
     if (!of) die("cannot write %s", o.out.c_str());
@@ -447,10 +436,10 @@ int main(int argc, char** argv) {
     P_PERF_PORTS(X)
 #undef X
     j.close();
-    xlat::json_verdict(j, protocolErrors, ok, simulated, skipped, runSec, totSec);
+    xlat::json_verdict(j, protocol.errors, ok, simulated, skipped, runSec, totSec);
     j.d("requests_per_second", st.responses / std::max(runSec, 1e-9));
     j.close();
     std::fclose(of);
-    dutp->final();
+    d.final();
     return xlat::exit_status(ok);
 }

@@ -170,11 +170,9 @@ int main(int argc, char** argv) {
     const uint32_t nIds = 1u << P_ID_BITS;
     xlat::Rng rng(o.seed);
 
-    auto vctx = std::make_unique<VerilatedContext>();
-    vctx->commandArgs(argc, argv);
-    auto dutp = std::make_unique<Vdut>(vctx.get());
-    Vdut& d = *dutp;
-    xlat::FixedPoint<Vdut___024root> fp(d.rootp);
+    xlat::Model<Vdut> model(argc, argv);
+    Vdut& d = model.dut();
+    auto& fp = model.fp;
 
     // ---- reset
     d.dirty_valid = 0;
@@ -220,7 +218,7 @@ int main(int argc, char** argv) {
     std::vector<Job> jobs;
     std::vector<LogRec> logv;
     uint64_t nextEv = 0, cycle = 0, simulated = 0, skipped = 0, lastProgress = 0;
-    uint64_t protocolErrors = 0, setupEnd = 0;
+    uint64_t setupEnd = 0;
     bool setupDone = false;
     struct Counts {
         uint64_t accepted = 0, logged = 0, guestLogged = 0, exits = 0, guestIrqs = 0, stallCycles = 0;
@@ -228,11 +226,7 @@ int main(int argc, char** argv) {
     } st;
     uint64_t serviceWaitSum = 0;  // cycles from an exit / interrupt to its buffer's re-arm
     std::vector<uint64_t> raisedAt(2 * P_CONTEXTS, 0);
-    auto protocol = [&](const char* what, uint64_t a, uint64_t b) {
-        if (protocolErrors++ < 10)
-            std::fprintf(stderr, "harness: PROTOCOL %s (%#llx, %#llx) at cycle %llu\n", what,
-                         (unsigned long long)a, (unsigned long long)b, (unsigned long long)cycle);
-    };
+    xlat::Protocol protocol(cycle);
     auto logging = [&]() { return !o.log.empty() && cycle < o.logCycles; };
     auto logrec = [&](uint32_t kind, uint32_t x, uint64_t y, uint64_t z) {
         if (logging()) logv.push_back(LogRec{cycle, kind, x, y, z});
@@ -496,15 +490,7 @@ int main(int argc, char** argv) {
         const bool quiet = !fired && !in.evValid && !prev.evValid && !in.csrValid && !prev.csrValid &&
                            !csrLastValid;
         prev = in;
-        if (!quiet) {
-            fp.forget();
-            continue;
-        }
-        if (!fp.have() || !fp.unchanged()) {
-            fp.take();
-            continue;
-        }
-        fp.forget();
+        if (!fp.settled(quiet)) continue;
         // a fixed point: nothing changes until the next memory response, service or arrival
         uint64_t due = UINT64_MAX;
         if (!pend.empty()) due = std::min(due, pend.next_due());
@@ -551,7 +537,7 @@ int main(int argc, char** argv) {
         {"badCsrs", d.perf_badCsrs, 0},
         {"badMemResps", d.perf_badMemResps, 0},
         {"writes(responses)", st.logged + st.guestLogged, st.writes},
-    }) && protocolErrors == 0;
+    }) && protocol.errors == 0;
 
     if (!o.events.empty()) {
         FILE* f = std::fopen(o.events.c_str(), "wb");
@@ -585,9 +571,9 @@ int main(int argc, char** argv) {
     P_PERF_PORTS(X)
 #undef X
     j.close();
-    xlat::json_verdict(j, protocolErrors, ok, simulated, skipped, runSec, totSec);
+    xlat::json_verdict(j, protocol.errors, ok, simulated, skipped, runSec, totSec);
     j.close();
     std::fclose(of);
-    dutp->final();
+    d.final();
     return xlat::exit_status(ok);
 }

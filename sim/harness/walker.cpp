@@ -124,11 +124,9 @@ int main(int argc, char** argv) {
     const bool constReadies = o.respReady >= 1.0 && o.dirtyReady >= 1.0 && o.memReqReady >= 1.0;
     xlat::Rng rng(o.seed);
 
-    auto ctx = std::make_unique<VerilatedContext>();
-    ctx->commandArgs(argc, argv);
-    auto dutp = std::make_unique<Vdut>(ctx.get());
-    Vdut& d = *dutp;
-    xlat::FixedPoint<Vdut___024root> fp(d.rootp);
+    xlat::Model<Vdut> model(argc, argv);
+    Vdut& d = model.dut();
+    auto& fp = model.fp;
 
     // ---- reset
     d.req_valid = 0;
@@ -149,7 +147,7 @@ int main(int argc, char** argv) {
     std::vector<uint64_t> walkReads(nIds, 0), walkWrites(nIds, 0);  // accesses seen per id
     xlat::Responses pend;
     uint64_t inflight = 0, nextReq = 0, responses = 0;
-    uint64_t cycle = 0, simulated = 0, skipped = 0, lastProgressCycle = 0, protocolErrors = 0;
+    uint64_t cycle = 0, simulated = 0, skipped = 0, lastProgressCycle = 0;
     Stats st, warm;
     uint64_t warmCycle = 0;  // cycle of the last warm-up response (start of the window)
     std::vector<uint64_t> latencies;
@@ -160,11 +158,7 @@ int main(int argc, char** argv) {
         logf = std::fopen(o.log.c_str(), "wb");
         if (!logf) die("cannot write %s", o.log.c_str());
     }
-    auto protocol = [&](const char* what, uint64_t a, uint64_t b) {
-        if (protocolErrors++ < 10)
-            std::fprintf(stderr, "harness: PROTOCOL %s (%#llx, %#llx) at cycle %llu\n", what,
-                         (unsigned long long)a, (unsigned long long)b, (unsigned long long)cycle);
-    };
+    xlat::Protocol protocol(cycle);
 
     // inputs of the previous cycle, for the idle check
     struct In { bool reqValid; uint32_t reqId; uint64_t reqIndex; bool memResp; bool rr, dr, mr; };
@@ -344,9 +338,7 @@ int main(int argc, char** argv) {
                            (!in.reqValid || (in.reqId == prev.reqId && in.reqIndex == prev.reqIndex)) &&
                            constReadies;
         prev = in;
-        if (o.exactIdle || !quiet) {
-            fp.forget();
-        } else if (fp.have() && fp.unchanged()) {
+        if (fp.settled(quiet && !o.exactIdle)) {
             // fixed point: nothing changes until the next memory response is due
             if (pend.empty()) die("walker stuck: %llu of %llu walks answered, no memory access outstanding",
                                   (unsigned long long)responses, (unsigned long long)n);
@@ -355,9 +347,6 @@ int main(int argc, char** argv) {
                 skipped += due - cycle;
                 cycle = due;
             }
-            fp.forget();
-        } else {
-            fp.take();
         }
         if (cycle - lastProgressCycle > 1000000 + 4 * o.latency)
             die("no response for %llu cycles (%llu of %llu walks answered)",
@@ -402,7 +391,7 @@ int main(int argc, char** argv) {
         {"idStalls", d.perf_idStalls, 0},
         {"memReads(responses)", st.respReads, st.memReads},
         {"memWrites(responses)", st.respWrites, st.memWrites},
-    }) && protocolErrors == 0;
+    }) && protocol.errors == 0;
 
     FILE* of = std::fopen(o.out.c_str(), "w");
     if (!of) die("cannot write %s", o.out.c_str());
@@ -449,10 +438,10 @@ int main(int argc, char** argv) {
     P_PERF_PORTS(X)
 #undef X
     j.close();
-    xlat::json_verdict(j, protocolErrors, ok, simulated, skipped, runSec, totSec);
+    xlat::json_verdict(j, protocol.errors, ok, simulated, skipped, runSec, totSec);
     j.d("walks_per_second", st.walks / std::max(runSec, 1e-9));
     j.close();
     std::fclose(of);
-    dutp->final();
+    d.final();
     return xlat::exit_status(ok);
 }
