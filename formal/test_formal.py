@@ -37,6 +37,9 @@ TASKS = [
     ("babelfish/babelfish.sby", "prove_share_lat1", ["babelfish_formal_lat1"]),
     ("babelfish/babelfish.sby", "prove_share_lat2", ["babelfish_formal_lat2"]),
     ("babelfish/babelfish.sby", "prove_share_lat3", ["babelfish_formal_lat3"]),
+    ("babelfish/babelfish.sby", "prove_share_sram2", ["babelfish_formal_sram2"]),
+    ("babelfish/babelfish.sby", "prove_share_sram4", ["babelfish_formal_sram4"]),
+    ("babelfish/babelfish.sby", "prove_share_sram6", ["babelfish_formal_sram6"]),
     ("babelfish/babelfish.sby", "cover_share", ["babelfish_formal"]),
     ("babelfish/babelfish.sby", "cover_noshare", ["babelfish_formal_noshare"]),
     ("walker/walker.sby", "walker_prove_safety", ["walker_formal"]),
@@ -68,6 +71,10 @@ TEST_ONLY = {
     "babelfish_formal_lat1": ("babelfish", "babelfish_formal", {"latency": 1}),
     "babelfish_formal_lat2": ("babelfish", "babelfish_formal", {"latency": 2}),
     "babelfish_formal_lat3": ("babelfish", "babelfish_formal", {"latency": 3}),
+    # block-RAM storage (the pipelines of babelfish_l2: latency 6, and the shorter SRAM ones)
+    "babelfish_formal_sram2": ("babelfish", "babelfish_formal", {"storage": "sram", "latency": 2}),
+    "babelfish_formal_sram4": ("babelfish", "babelfish_formal", {"storage": "sram", "latency": 4}),
+    "babelfish_formal_sram6": ("babelfish", "babelfish_formal", {"storage": "sram", "latency": 6}),
 }
 
 

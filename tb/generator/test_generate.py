@@ -167,7 +167,6 @@ def test_named_sizes():
         (["storage=latch"], "storage"),
         (["sets=abc"], "sets"),
         (["colour=blue"], "colour"),
-        (["storage=sram", "formalPorts=true"], "formalPorts"),
         (["latency=5"], "latency"),
         (["storage=sram", "latency=1"], "latency"),
         (["storage=sram", "latency=7"], "latency"),

@@ -58,6 +58,8 @@ case class BabelFishParams(
     "opReg" -> timing.opReg,
     "rowReg" -> timing.rowReg,
     "writeShadow" -> timing.writeShadow,
+    /** Invalidations by PCID or CCID sweep the sets one per cycle (sram with more than one set). */
+    "sweeps" -> (sram && sets > 1),
     "pcIdxBits" -> pcIdxBits,
     "setBits" -> setBits,
     "entries" -> entries

@@ -38,7 +38,6 @@ import xlat.common._
   * See docs/babelfish-tlb.md for ports, timing and the exact replacement policies.
   */
 class BabelFishTlb(val p: BabelFishParams) extends Module {
-  require(!(p.formalPorts && p.sram), "formalPorts needs storage = flops (the dbg view reads every entry)")
   override def desiredName = "BabelFishTlb"
 
   val io = FlatIO(new Bundle {
@@ -64,7 +63,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   // ports never collide and synthesis needs no read-during-write logic: `readsNeverWrite`)
   private val pages = Module(new SetAssocStorage(
     new BabelFishEntry(p, p.tagBits), p.sets, p.ways, p.sram, readReg = timing.readReg, lutram = lutram,
-    readsNeverWrite = p.sram))
+    readsNeverWrite = p.sram, view = p.sram && p.formalPorts))
   // Distributed RAM has no view of every entry: a flop copy of the owner fields (global, own,
   // PCID, CCID) serves the invalidations that compare every set at once.
   private val pageOwner = if (lutram) Some(Reg(Vec(p.sets, Vec(p.ways, new BabelFishEntry(p, p.tagBits))))) else None
@@ -598,7 +597,11 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   io.dbg.foreach { d =>
     val all = (for (i <- 0 until p.sets; w <- 0 until p.ways) yield pageView(pages.io.all(i)(w), i.U(setW.W))) ++
       supers.io.all(0)
-    val v = (for (i <- 0 until p.sets; w <- 0 until p.ways) yield pageValid.get(i)(w)) ++ superValid
+    val pv = pageValidRam match {
+      case Some(ram) => ram.view(Seq.tabulate(p.sets, p.ways)((i, w) => pages.io.all(i)(w).global))
+      case None      => Seq.tabulate(p.sets, p.ways)((i, w) => pageValid.get(i)(w))
+    }
+    val v = pv.flatten ++ superValid
     d.valid := VecInit(v).asUInt
     d.vpn := VecInit(all.map(_.vpn)).asUInt
     d.ppn := VecInit(all.map(_.ppn)).asUInt

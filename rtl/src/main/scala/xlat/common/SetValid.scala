@@ -75,6 +75,17 @@ class SetValid(val sets: Int, val ways: Int) {
     (flag(clearAll), flag(clearNonGlobal))
   }
 
+  /** Every entry's valid bit now (`global(i)(w)`: the global bit stored in way w of set i), for
+    * a formal view of every entry: one combinational read of the memory per set.
+    */
+  def view(global: Seq[Seq[Bool]]): Seq[Seq[Bool]] = {
+    require(global.size == sets && global.forall(_.size == ways))
+    for (i <- 0 until sets) yield {
+      val w = mem.read(i.U(setBits.W))
+      (0 until ways).map(k => w(k) && !clearAll(i) && (!clearNonGlobal(i) || global(i)(k)))
+    }
+  }
+
   /** The valid bits from [[readWord]] and [[readFlags]]'s parts (registered by the caller). */
   def applyFlags(word: UInt, all: Bool, nonGlobal: Bool, global: Seq[Bool]): Vec[Bool] = {
     require(global.size == ways && word.getWidth == ways)

@@ -35,6 +35,11 @@ object StorageKind {
   * prove that the block RAM's read and write ports never collide: without it Yosys emulates
   * the read-first order across the ports with a delayed write and a bypass multiplexer on every
   * read bit (babelfish_l2: 1 620 LUT4 and 147 FF between the block RAMs and the row register).
+  *
+  * `view` (sram only): `all` shows every entry, read combinationally from the memories beside
+  * the registered read port. For the proofs of an SRAM configuration (its `dbg_*` view of every
+  * entry); the read port and its timing are unchanged, but such memories no longer map to
+  * block RAM, so only formal configurations set it.
   */
 class SetAssocStorage[T <: Data](
     gen: T,
@@ -44,9 +49,11 @@ class SetAssocStorage[T <: Data](
     readReg: Boolean = false,
     lutram: Boolean = false,
     wayOH: Boolean = false,
-    readsNeverWrite: Boolean = false
+    readsNeverWrite: Boolean = false,
+    view: Boolean = false
 ) extends Module {
   require(!(sram && lutram), "SetAssocStorage: lutram is a kind of flops storage, not of sram")
+  require(!view || sram, "SetAssocStorage: view is for sram (flops always show every entry)")
   require(sets >= 1 && isPow2(sets), s"sets must be a power of 2 >= 1, got $sets")
   require(ways >= 1, s"ways must be >= 1, got $ways")
   require(!wayOH || (sets == 1 && !sram && !lutram), "SetAssocStorage: wayOH is for one set of flops")
@@ -63,7 +70,7 @@ class SetAssocStorage[T <: Data](
       val way = UInt(wayBits.W)
       val data = gen.cloneType
     }))
-    /** Every entry (flops only; zero-filled for sram and lutram, where no such view exists). */
+    /** Every entry (flops, and sram with `view`; zero-filled otherwise, where no such view exists). */
     val all = Output(Vec(sets, Vec(ways, gen)))
     /** With `wayOH`: the written way one-hot (the same as `write.way`), which the way's enable
       * uses instead of decoding `write.way`: a caller that has it earlier than the index.
@@ -91,8 +98,8 @@ class SetAssocStorage[T <: Data](
       when(wen) {
         mem.write(setOf(io.write.bits.set), io.write.bits.data.asUInt)
       }
+      for (i <- 0 until sets) io.all(i)(w) := (if (view) mem.read(i.U(setBits.W)).asTypeOf(gen) else 0.U.asTypeOf(gen))
     }
-    io.all := 0.U.asTypeOf(io.all)
   } else if (lutram) {
     val width = gen.getWidth
     for (w <- 0 until ways) {
