@@ -80,8 +80,15 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private def set2mOf(vpn: UInt): UInt = if (p.setBits2m == 0) 0.U(1.W) else (vpn >> 9)(p.setBits2m - 1, 0)
 
   // ---- state -------------------------------------------------------------------------------
-  private val a4k = Module(new SetAssocStorage(new E4k(p), p.sets4k, p.ways4k, p.sram, readReg = timing.readReg))
-  private val a2m = Module(new SetAssocStorage(new E2m(p), p.sets2m, p.ways2m, p.sram, readReg = timing.readReg))
+  /** Flop storage (`storage = flops`) in distributed RAM, as DevTlb's: the same cycle behaviour
+    * (combinational read into the row register) without a 1-of-`sets` multiplexer over every
+    * entry bit; the formal configuration keeps registers (its `dbg` view reads every entry).
+    */
+  private def lutram(sets: Int): Boolean = !p.sram && !p.formalPorts && sets > 1
+  private val a4k = Module(new SetAssocStorage(new E4k(p), p.sets4k, p.ways4k, p.sram, readReg = timing.readReg,
+    lutram = lutram(p.sets4k)))
+  private val a2m = Module(new SetAssocStorage(new E2m(p), p.sets2m, p.ways2m, p.sram, readReg = timing.readReg,
+    lutram = lutram(p.sets2m)))
   /** Per-set state in distributed RAM instead of flops (every configuration but the formal one,
     * whose `dbg` view reads every valid bit): see [[ArrayValid]], [[ArrayPlru]] and `bmWords`.
     */
