@@ -33,7 +33,8 @@ DEFAULT_CONFIGS = ["babelfish_l1", "babelfish_l1_noshare", "babelfish_l2", "babe
                    "pml_default", "pml_dedup"]
 # Named configurations measured, but outside `make fpga`'s 45-minute budget on 2 cores (the
 # default list above already takes most of it); `--extra` adds them, `--configs` runs any subset.
-EXTRA_CONFIGS = ["devtlb_base", "devtlb_part", "devtlb_ptb8", "devtlb_ptb32", "devtlb_full"]
+EXTRA_CONFIGS = ["devtlb_base", "devtlb_part", "devtlb_ptb8", "devtlb_ptb32", "devtlb_full",
+                 "perforated_default", "perforated_off", "perforated_flops"]
 QUICK_CONFIGS = ["babelfish_formal"]
 # Mechanism vs baseline of the same generator, for the ratio table:
 # (label, mechanism config, baseline config, what the mechanism is).
@@ -44,7 +45,9 @@ PAIRS = [("BabelFishTlb L1", "babelfish_l1", "babelfish_l1_noshare", "sharing"),
          ("PmlLogger", "pml_dedup", "pml_default", "8-entry dedup filter"),
          ("DevTlb", "devtlb_full", "devtlb_base",
           "partitioning + 32-entry PTB + Prefetch Unit (8-entry PB, predictor, history)"),
-         ("DevTlb PTB", "devtlb_ptb32", "devtlb_part", "PTB 32 vs 1 (both partitioned)")]
+         ("DevTlb PTB", "devtlb_ptb32", "devtlb_part", "PTB 32 vs 1 (both partitioned)"),
+         ("PerforatedL2Tlb", "perforated_default", "perforated_off",
+          "perforated 2 MiB pages (filter, bitmap word cache, holes) vs the splintered baseline")]
 
 
 def pipeline(manifest):
@@ -60,6 +63,11 @@ def describe(params):
     """One-cell summary of a configuration's parameters for the main table."""
     if "sharing" in params:  # BabelFishTlb
         return f"sharing {'on' if params.get('sharing') else 'off'}, {params.get('storage')}"
+    if "bitmapEntries" in params:  # PerforatedL2Tlb (before NestedWalker: both have walkers)
+        return (f"4K {params.get('sets4k')}x{params.get('ways4k')}, 2M {params.get('sets2m')}x"
+                f"{params.get('ways2m')}, {params.get('storage')}, bitmap {params.get('bitmapEntries')}, "
+                f"PWC {params.get('pwcEntries')}, {params.get('walkers')} walkers, perforation "
+                f"{'on' if params.get('perforation') else 'off'}")
     if "walkers" in params:  # NestedWalker
         return (f"{params.get('guest')}/{params.get('host')}, {params.get('walkers')} walker"
                 f"{'s' if params.get('walkers') != 1 else ''}, caches {params.get('guestPwcEntries')}/"

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Quick timing proxy for ECP5: the deepest register-to-register paths of a configuration,
-counted in weighted logic levels on the synth_ecp5 netlist, in a minute instead of the
+counted in weighted logic levels on the synth_ecp5 netlist (distributed RAM: its read
+address to its output is a path, its write port ends one), in a minute instead of the
 10-40 minutes of a place-and-route run.
 
     .venv/bin/python fpga/levels.py babelfish_l1 [--top 10]
@@ -25,6 +26,11 @@ sys.path.insert(0, os.path.join(ROOT, "tb"))
 from xlat_tb.manifest import load_manifest  # noqa: E402
 
 SEQ = {"TRELLIS_FF"}
+# Distributed RAM: the read (RAD -> DO) is combinational, the write port (DI, WAD, WRE) is
+# clocked: a path ends there and does not go on through DO.
+LUTRAM = "TRELLIS_DPR16X4"
+LUTRAM_READ = ("RAD",)
+LUTRAM_ENDS = ("DI", "WAD", "WRE")
 WEIGHT = {"LUT4": 1.0, "PFUMX": 0.3, "L6MUX21": 0.3, "CCU2C": 1.0, "DP16KD": 3.0,
           "TRELLIS_DPR16X4": 1.5}
 CARRY_NEXT = 0.1
@@ -86,6 +92,8 @@ def paths(netlist_path, top_n):
             for port, bits in c["connections"].items():
                 if c["port_directions"].get(port) != "input":
                     continue
+                if c["type"] == LUTRAM and not port.startswith(LUTRAM_READ):
+                    continue
                 for b in bits:
                     if not isinstance(b, int):
                         continue
@@ -108,6 +116,13 @@ def paths(netlist_path, top_n):
                     if isinstance(b, int):
                         a, p = arrival(b)
                         ends.append((a, f"{cn}.{port}", p))
+        elif c["type"] == LUTRAM:
+            for port, bits in c["connections"].items():
+                if port.startswith(LUTRAM_ENDS):
+                    for b in bits:
+                        if isinstance(b, int):
+                            a, p = arrival(b)
+                            ends.append((a, f"{cn}.{port}", p))
     ends.sort(key=lambda e: -e[0])
     seen, out = set(), []
     for a, end, p in ends:

@@ -91,6 +91,13 @@ class EBitmap(p: PerforatedParams) extends Bundle {
   val word = UInt(64.W)
 }
 
+/** The tag of a cached bitmap word alone: the cache's flops when the words are in distributed
+  * RAM beside it (PerforatedL2Tlb, `ramState`).
+  */
+class EBitmapTag(p: PerforatedParams) extends Bundle {
+  val index = UInt(p.bmIndexBits.W)
+}
+
 object PwcKind {
   val L3 = 0 // PML4E, prefix vpn >> 27
   val L2 = 1 // PDPTE, prefix vpn >> 18
@@ -159,6 +166,11 @@ class POp(p: PerforatedParams) extends Bundle {
   val last = Bool()
   val set4k = UInt(p.setBits4k.max(1).W)
   val set2m = UInt(p.setBits2m.max(1).W)
+  /** A walk step's bitmap-cache key: its bitmap read's word index (the key of the fill it
+    * makes), else the word index of the PD leaf it carries (formed at acceptance, compared in
+    * match).
+    */
+  val bmKey = UInt(p.bmIndexBits.W)
 }
 
 /** `dbg_*` ports (formal configuration): the valid bits and the slots. */

@@ -10,11 +10,14 @@ import xlat.common._
   *
   * ==Structure==
   *  - the 4 KiB array (`sets4k` x `ways4k`, holes too) and the 2 MiB array (`sets2m` x `ways2m`,
-  *    with filter, PD page and upper permissions): [[SetAssocStorage]] (SRAM or flops) with valid
-  *    bits in flops and one tree-PLRU word per set ([[ReplacementState]]);
+  *    with filter, PD page and upper permissions): [[SetAssocStorage]] (SRAM or flops) with one
+  *    valid word per set ([[ArrayValid]]) and one tree-PLRU word per set ([[ArrayPlru]]), both in
+  *    distributed RAM except in the formal configuration (flops, which its `dbg` view reads);
   *  - the bitmap word cache (`bitmapEntries`, tagged by frame >> 6) and the page-walk cache
   *    (`pwcEntries`: PML4E, PDPTE, PDE-pointer and shadow entries): [[AssocCache]], flops,
-  *    fully associative, tree-PLRU, same-key fills rewrite;
+  *    fully associative, tree-PLRU, same-key fills rewrite; the bitmap words themselves (read
+  *    for one entry only) in distributed RAM beside the tags ([[WordStore]]); with `selReg` the
+  *    caches' fills and touches land one cycle after respond (`late`, see below);
   *  - `walkers` walk slots ([[WalkState]]): a request that needs memory holds one from its first
   *    read to its response, with at most one read outstanding (`mem_req.id` = slot);
   *  - the response queue ([[RegQueue]], `respQueue`) in front of `resp`;
@@ -26,15 +29,18 @@ import xlat.common._
   * passes the stages of [[LookupTiming]] in order:
   *  - '''read''' (acceptance): the set of the operation's page in both arrays;
   *  - '''match''': both rows against (asid, vpn): the hit vectors, which are also the same-key
-  *    vectors of a step's fill; the bitmap cache against the bitmap word of each 2 MiB way's
-  *    frame (and of a step's PD leaf); the PWC against the four prefixes; an invalidation's
-  *    coverage of the row;
-  *  - '''pick''': the one-hot winners, and the bitmap hit vector of the 2 MiB winner;
+  *    vectors of a step's fill, and (one compare: an invalidation's asid and page ride in the
+  *    request's fields) an invalidation's coverage of the row; the PWC against the four prefixes
+  *    (also a PWC fill's same-key vector);
+  *  - '''pick''': the winners (index and entry, so only the chosen entries go on), and the
+  *    bitmap cache against one key: the word of the 2 MiB winner's page, or a step's `bmKey`
+  *    (the word its bitmap read fetched: also the bitmap fill's same-key vector);
   *  - '''respond''': everything the model's operation does, from registered vectors: the
   *    response into the queue, replacement touches, fills, the perforated decision (filter bit,
   *    bitmap word, hole), the next read of the walk slot, an invalidation's removal.
   * Only a walk step and an invalidation write (fills, valid bits), so only they open a
-  * [[WriteShadow]]; requests run back to back: a request changes nothing another request
+  * [[WriteShadow]] (with `selReg` it also covers the cycle after respond, where the caches'
+  * late fills land); requests run back to back: a request changes nothing another request
   * compares (it only touches replacement state, read and written in respond in acceptance
   * order, and takes a slot, counted at acceptance). Hence every operation sees the effect of
   * every operation accepted before it, the model's sequential order.
@@ -72,20 +78,41 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val hi = p.ppnBits - 1
   private def set4kOf(vpn: UInt): UInt = if (p.setBits4k == 0) 0.U(1.W) else vpn(p.setBits4k - 1, 0)
   private def set2mOf(vpn: UInt): UInt = if (p.setBits2m == 0) 0.U(1.W) else (vpn >> 9)(p.setBits2m - 1, 0)
-  private def row4k(s: UInt): UInt = if (p.sets4k == 1) 0.U else s
-  private def row2m(s: UInt): UInt = if (p.sets2m == 1) 0.U else s
 
   // ---- state -------------------------------------------------------------------------------
-  private val a4k = Module(new SetAssocStorage(new E4k(p), p.sets4k, p.ways4k, p.sram, readReg = timing.readReg))
-  private val a2m = Module(new SetAssocStorage(new E2m(p), p.sets2m, p.ways2m, p.sram, readReg = timing.readReg))
-  private val valid4k = RegInit(VecInit(Seq.fill(p.sets4k)(VecInit(Seq.fill(p.ways4k)(false.B)))))
-  private val valid2m = RegInit(VecInit(Seq.fill(p.sets2m)(VecInit(Seq.fill(p.ways2m)(false.B)))))
-  private val repl4k = new ReplacementState(new TreePlru(p.ways4k), p.sets4k)
-  private val repl2m = new ReplacementState(new TreePlru(p.ways2m), p.sets2m)
-  private val bm = new AssocCache(new EBitmap(p), p.bitmapEntries, 1,
-    sameKey = Some((a: EBitmap, b: EBitmap) => a.index === b.index))
+  /** Flop storage (`storage = flops`) in distributed RAM, as DevTlb's: the same cycle behaviour
+    * (combinational read into the row register) without a 1-of-`sets` multiplexer over every
+    * entry bit; the formal configuration keeps registers (its `dbg` view reads every entry).
+    */
+  private def lutram(sets: Int): Boolean = !p.sram && !p.formalPorts && sets > 1
+  private val a4k = Module(new SetAssocStorage(new E4k(p), p.sets4k, p.ways4k, p.sram, readReg = timing.readReg,
+    lutram = lutram(p.sets4k)))
+  private val a2m = Module(new SetAssocStorage(new E2m(p), p.sets2m, p.ways2m, p.sram, readReg = timing.readReg,
+    lutram = lutram(p.sets2m)))
+  /** Per-set state in distributed RAM instead of flops (every configuration but the formal one,
+    * whose `dbg` view reads every valid bit): see [[ArrayValid]], [[ArrayPlru]] and `bmWords`.
+    */
+  private val ramState = !p.formalPorts
+  private val valid4k = new ArrayValid(p.sets4k, p.ways4k, ramState)
+  private val valid2m = new ArrayValid(p.sets2m, p.ways2m, ramState)
+  private val repl4k = new ArrayPlru(p.ways4k, p.sets4k, ramState)
+  private val repl2m = new ArrayPlru(p.ways2m, p.sets2m, ramState)
+  /** The bitmap word cache's tags (compared every cycle: flops) ... */
+  /** Fills and touches of the two fully associative caches land one cycle after respond
+    * (AssocCache `late`), from registers, so the caches' fill logic is not behind respond's
+    * decisions; the fill's same-key vector is the compare match made for the operation
+    * (`keyIn`). Legal when a write shadow covers that cycle too (`selReg`, docs "Timing").
+    */
+  private val lateFills = timing.selReg
+  private val bm = new AssocCache(new EBitmapTag(p), p.bitmapEntries, 1,
+    sameKey = Some((a: EBitmapTag, b: EBitmapTag) => a.index === b.index), late = lateFills, keyIn = lateFills)
+  /** ... and its words, read only for the one entry the pick stage chose: distributed RAM
+    * (flops with `formalPorts`), written where the cache writes the tag.
+    */
+  private val bmWords = new WordStore(p.bitmapEntries, 64, ramState)
   private val pwc = Option.when(p.pwcEntries > 0)(new AssocCache(new EPwc(p), p.pwcEntries, 1,
-    sameKey = Some((a: EPwc, b: EPwc) => a.asid === b.asid && a.kind === b.kind && a.prefix === b.prefix)))
+    sameKey = Some((a: EPwc, b: EPwc) => a.asid === b.asid && a.kind === b.kind && a.prefix === b.prefix),
+    late = lateFills, keyIn = lateFills))
   private val pwcN = p.pwcEntries.max(1)
 
   private val sv = RegInit(VecInit(Seq.fill(p.walkers)(false.B)))
@@ -148,8 +175,16 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   issue.bits.slot := mid
   issue.bits.rdata := io.mem_resp.bits.rdata
   issue.bits.error := io.mem_resp.bits.error
+  issue.bits.bmKey := Mux(stepSlot.kind === RdKind.Bitmap.U, bmIndex(stepSlot.large.ppn, stepSlot.vpn),
+    bmIndex(io.mem_resp.bits.rdata(p.paBits - 1, 12), stepSlot.vpn))
   private val ivIn = Mux(sweeping, sweepOp, io.inval.bits)
   issue.bits.inval := ivIn
+  // an invalidation's asid and page go where a lookup's are, so that match compares the rows
+  // once for both (a lookup's hit, an invalidation's coverage)
+  when(sweeping || io.inval.fire) {
+    issue.bits.req.asid := ivIn.asid
+    issue.bits.req.vpn := ivIn.vpn
+  }
   private val sweepLast = (p.sweepSets - 1).U
   private val ivSingle = ivIn.kind === 0.U || ivIn.kind === 2.U
   issue.bits.last := Mux(sweeping, sweepIdx === sweepLast, ivSingle || (p.sweepSets == 1).B)
@@ -180,26 +215,27 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val asidC = opC.req.asid
   private val rowC4 = a4k.io.readData
   private val rowC2 = a2m.io.readData
-  private val v4kC = valid4k(row4k(opC.set4k))
-  private val v2mC = valid2m(row2m(opC.set2m))
-  private val hit4kC = VecInit(rowC4.zip(v4kC).map { case (e, v) => v && e.asid === asidC && e.vpn === vpnC })
-  private val hit2mC = VecInit(rowC2.zip(v2mC).map { case (e, v) => v && e.asid === asidC && e.vpn2m === (vpnC >> 9) })
+  private val v4kC = valid4k.read(opC.set4k)
+  private val v2mC = valid2m.read(opC.set2m)
+  // (for an invalidation asidC and vpnC are its asid and page)
+  private val asid4kC = rowC4.map(_.asid === asidC)
+  private val vpn4kC = rowC4.map(_.vpn === vpnC)
+  private val asid2mC = rowC2.map(_.asid === asidC)
+  private val vpn2mC = rowC2.map(_.vpn2m === (vpnC >> 9))
+  private val hit4kC = VecInit((0 until p.ways4k).map(w => v4kC(w) && asid4kC(w) && vpn4kC(w)))
+  private val hit2mC = VecInit((0 until p.ways2m).map(w => v2mC(w) && asid2mC(w) && vpn2mC(w)))
   private val ivC = opC.inval
-  private val cov4kC = VecInit(rowC4.zip(v4kC).map { case (e, v) =>
-    v && (ivC.kind === 0.U || (e.asid === ivC.asid && (ivC.kind === 1.U || (ivC.kind === 2.U && e.vpn === ivC.vpn))))
+  private val cov4kC = VecInit((0 until p.ways4k).map { w =>
+    v4kC(w) && (ivC.kind === 0.U || (asid4kC(w) && (ivC.kind === 1.U || (ivC.kind === 2.U && vpn4kC(w)))))
   })
-  private val cov2mC = VecInit(rowC2.zip(v2mC).map { case (e, v) =>
-    v && (ivC.kind === 0.U || (ivC.kind === 3.U && e.ppn(hi, 9) === ivC.frame) ||
-      (e.asid === ivC.asid && (ivC.kind === 1.U || (ivC.kind === 2.U && e.vpn2m === (ivC.vpn >> 9)))))
+  private val cov2mC = VecInit((0 until p.ways2m).map { w =>
+    v2mC(w) && (ivC.kind === 0.U || (ivC.kind === 3.U && rowC2(w).ppn(hi, 9) === ivC.frame) ||
+      (asid2mC(w) && (ivC.kind === 1.U || (ivC.kind === 2.U && vpn2mC(w)))))
   })
   /** The bitmap word index of the page in a large page based at 4 KiB frame `base`. */
   private def bmIndex(base: UInt, vpn: UInt): UInt = Cat(base(hi, 9), vpn(8, 6))
   private def bmHits(index: UInt): Vec[Bool] =
     VecInit(bm.entries.zip(bm.valid).map { case (e, v) => v && e.index === index })
-  // the bitmap word of each 2 MiB way's frame (the winner is known only in pick), and of the PD
-  // leaf a walk step carries
-  private val bmWayC = VecInit(rowC2.map(e => bmHits(bmIndex(e.ppn, vpnC))))
-  private val bmStepC = bmHits(bmIndex(opC.rdata(p.paBits - 1, 12), vpnC))
   private def pwcHits(kind: Int): Vec[Bool] = pwc match {
     case Some(q) =>
       val prefix = (vpnC >> PwcKind.shift(kind)).pad(27)
@@ -212,30 +248,38 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private def toPick[T <: Data](d: T): T = Stage.carry(d, timing.hitReg)
   private val hit4kK = toPick(hit4kC)
   private val hit2mK = toPick(hit2mC)
-  private val bmWayK = toPick(bmWayC)
-  private val bmStepK = toPick(bmStepC)
   private val pwcK = toPick(pwcC)
   private val pickK = Wire(new PPick(p, pwcN))
-  pickK.oh4k := PriorityEncoderOH(hit4kK)
+  private val oh4kK = FirstSet.oh(hit4kK)
+  private val oh2mK = FirstSet.oh(hit2mK)
+  pickK.idx4k := OHToUInt(oh4kK)
   pickK.any4k := hit4kK.asUInt.orR
-  pickK.oh2m := PriorityEncoderOH(hit2mK)
+  pickK.idx2m := OHToUInt(oh2mK)
   pickK.any2m := hit2mK.asUInt.orR
-  private val bmVecK = Mux(k.bits.kind === OpKind.Step, bmStepK, Mux1H(pickK.oh2m, bmWayK))
-  pickK.bmOH := PriorityEncoderOH(bmVecK)
-  pickK.bmAny := bmVecK.asUInt.orR
   // the walk starts from the deepest pointer cached: PDE pointer, PDPTE, PML4E
   private val anyL = (0 until 3).map(i => pwcK(i).asUInt.orR)
   pickK.pwcAny := anyL.reduce(_ || _)
   pickK.pwcKind := Mux(anyL(2), PwcKind.L1.U, Mux(anyL(1), PwcKind.L2.U, PwcKind.L3.U))
-  pickK.pwcOH := PriorityEncoderOH(Mux(anyL(2), pwcK(2), Mux(anyL(1), pwcK(1), pwcK(0))))
-  pickK.sOH := PriorityEncoderOH(pwcK(3))
+  pickK.pwcOH := FirstSet.oh(Mux(anyL(2), pwcK(2), Mux(anyL(1), pwcK(1), pwcK(0))))
+  pickK.sOH := FirstSet.oh(pwcK(3))
   pickK.sAny := pwcK(3).asUInt.orR
+  // the winners' entries are selected here, so only they (not both rows) go on to respond
+  pickK.e4k := Mux1H(oh4kK, toPick(rowC4))
+  pickK.e2m := Mux1H(oh2mK, toPick(rowC2))
+  // The bitmap cache against one key: the word of the 2 MiB winner's page (a request), or a
+  // step's `bmKey` (its bitmap read's word, or the PD leaf it carries). One compare per entry
+  // here, behind the winner's selection, instead of one per 2 MiB way in match; its priority
+  // encoding is left to respond.
+  private val bmKeyK = Mux(k.bits.kind === OpKind.Step, k.bits.bmKey, bmIndex(pickK.e2m.ppn, k.bits.req.vpn))
+  pickK.bmVec := bmHits(bmKeyK)
 
   // ---- respond stage -----------------------------------------------------------------------
   private def toRespond[T <: Data](d: T): T = Stage.carry(Stage.carry(d, timing.hitReg), timing.selReg)
   private val won = Stage.carry(pickK, timing.selReg)
-  private val rowS4 = toRespond(rowC4)
-  private val rowS2 = toRespond(rowC2)
+  // respond encodes the hit vector: encoding it here as well cost about 1 500 LUT4 more (the
+  // compare's logic restructured for the wider fan-out) for no shallower path (levels.py).
+  private val bmAny = won.bmVec.asUInt.orR
+  private val bmIdx = OHToUInt(FirstSet.oh(won.bmVec))
   private val v4kS = toRespond(v4kC)
   private val v2mS = toRespond(v2mC)
   private val cov4kS = toRespond(cov4kC)
@@ -321,12 +365,18 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   fillPwcE := DontCare
   private def pwcFill(kind: Int, table: UInt, wux: UInt): Unit = {
     fillPwc := !stale
+    fillPwcSame := pwcS(kind)
     fillPwcE.asid := asid
     fillPwcE.kind := kind.U
     fillPwcE.prefix := (vpn >> PwcKind.shift(kind)).pad(27)
     fillPwcE.ppn := table
     fillPwcE.wux := wux
   }
+  /** The PWC entries holding each kind's key of this operation (match's compare): a fill's
+    * same-key vector.
+    */
+  private val pwcS = Stage.carry(pwcK, timing.selReg)
+  private val fillPwcSame = WireDefault(VecInit(Seq.fill(pwcN)(false.B)))
   private val pwcEntries = pwc.map(_.entries).getOrElse(VecInit(Seq.fill(pwcN)(0.U.asTypeOf(new EPwc(p)))))
   private val pwcTouch = WireDefault(false.B)
   private val pwcTouchOH = WireDefault(VecInit(Seq.fill(pwcN)(false.B)))
@@ -335,10 +385,10 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // 2 MiB hit, a walk's perforated PD leaf, or a walk's bitmap read (`wordKnown`).
   private val decideGo = WireDefault(false.B)
   private val leaf = Wire(new E2m(p))
-  private val e2 = Mux1H(won.oh2m, rowS2)
+  private val e2 = won.e2m
   private val wordKnown = stepNow && sl.kind === RdKind.Bitmap.U
   private val large = Mux(reqNow, e2, Mux(wordKnown, sl.large, leaf))
-  private val word = Mux(wordKnown, pte, Mux1H(won.bmOH, bm.entries.map(_.word)))
+  private val word = Mux(wordKnown, pte, bmWords.read(bmIdx))
   private val srcIn = Mux(reqNow, PSource.Perforated.U, sl.source)
   private val frame = Cat(large.ppn(hi, 9), off)
   private val sE = Mux1H(won.sOH, pwcEntries)
@@ -348,8 +398,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
       evFilterSkip := true.B
       translation(frame, 0, large.wux, large.d, srcIn)
     }.otherwise {
-      when(!wordKnown) { evBmLookup := true.B; evBmHit := won.bmAny }
-      when(!wordKnown && !won.bmAny) {
+      when(!wordKnown) { evBmLookup := true.B; evBmHit := bmAny }
+      when(!wordKnown && !bmAny) {
         evBmRead := true.B
         val base = io.bitmapBase(p.paBits - 1, 3)
         read(RdKind.Bitmap, Cat(base + bmIndex(large.ppn, vpn), 0.U(3.W)))
@@ -378,16 +428,16 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
 
   // request
   private val walkNow = reqNow && !badCmd && !won.any4k && !won.any2m
-  private val e4 = Mux1H(won.oh4k, rowS4)
+  private val e4 = won.e4k
   private val pwcE = Mux1H(won.pwcOH, pwcEntries)
   when(reqNow) {
     when(badCmd) {
       fault(PFault.Reserved, PSource.Walk.U)
     }.elsewhen(won.any4k) {
-      repl4k.touch(op.set4k, OHToUInt(won.oh4k))
+      repl4k.touch(op.set4k, won.idx4k)
       translation(e4.ppn, 0, e4.wux, e4.d, PSource.Entry4k.U)
     }.elsewhen(won.any2m) {
-      repl2m.touch(op.set2m, OHToUInt(won.oh2m))
+      repl2m.touch(op.set2m, won.idx2m)
       when(!e2.perforated) {
         translation(Cat(e2.ppn(hi, 9), off), 1, e2.wux, e2.d, PSource.Entry2m.U)
       }.otherwise {
@@ -519,53 +569,50 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     * else the lowest invalid way, else the PLRU victim; the written way is touched. Returns
     * whether it evicts.
     */
-  private def fillArray[T <: Data](arr: SetAssocStorage[T], valid: Vec[Vec[Bool]], repl: ReplacementState,
-      row: UInt, set: UInt, validS: Seq[Bool], hitAny: Bool, hitOH: Seq[Bool], fill: Bool, data: T): Bool = {
+  private def fillArray[T <: Data](arr: SetAssocStorage[T], valid: ArrayValid, repl: ArrayPlru,
+      set: UInt, validS: Seq[Bool], cov: Seq[Bool], hitAny: Bool, hitIdx: UInt, fill: Bool, data: T): Bool = {
     val free = validS.map(!_)
     val anyFree = free.reduce(_ || _)
-    val way = Mux(hitAny, OHToUInt(hitOH), Mux(anyFree, PriorityEncoder(free), repl.victim(set)))
+    val way = Mux(hitAny, hitIdx, Mux(anyFree, PriorityEncoder(free), repl.victim(set)))
     val evicting = !hitAny && !anyFree
     arr.io.write.valid := fill
     arr.io.write.bits.set := set
     arr.io.write.bits.way := way
     arr.io.write.bits.data := data
-    when(fill) {
-      valid(row)(way) := true.B
-      repl.fill(set, way, evicting)
-    }
+    when(fill) { repl.fill(set, way) }
+    // the set's valid bits are written whole, from the row read in match (nothing writes the set
+    // in between: only steps and invalidations write, each behind a write shadow): a fill adds
+    // its way, an invalidation of kind 1, 2 or 3 removes what it covers, kind 0 clears them all
+    val rowNext = validS.indices.map(w => Mux(fill, validS(w) || way === w.U, validS(w) && !cov(w)))
+    valid.write(fill || (invNow && op.inval.kind =/= 0.U), set, rowNext)
+    valid.clearAll(invNow && op.inval.kind === 0.U)
     evicting
   }
-  private val evicting4k = fillArray(a4k, valid4k, repl4k, row4k(op.set4k), op.set4k, v4kS, won.any4k, won.oh4k, fill4k, fill4kE)
-  private val evicting2m = fillArray(a2m, valid2m, repl2m, row2m(op.set2m), op.set2m, v2mS, won.any2m, won.oh2m, fill2m, fill2mE)
+  private val evicting4k = fillArray(a4k, valid4k, repl4k, op.set4k, v4kS, cov4kS, won.any4k, won.idx4k, fill4k, fill4kE)
+  private val evicting2m = fillArray(a2m, valid2m, repl2m, op.set2m, v2mS, cov2mS, won.any2m, won.idx2m, fill2m, fill2mE)
   evFill4k := fill4k
   evEvict4k := fill4k && evicting4k
   evFill2m := fill2m
   evEvict2m := fill2m && evicting2m
 
   // the bitmap cache: a walk's bitmap read fills it; a lookup hit touches it
-  private val bmFillE = Wire(new EBitmap(p))
+  private val bmFillE = Wire(new EBitmapTag(p))
   bmFillE.index := bmIndex(sl.large.ppn, vpn)
-  bmFillE.word := pte
-  when(fillBm) { bm.fill(bmFillE, 0.U) }
-  when(evBmHit) { bm.touch(OHToUInt(won.bmOH)) }
-  private val bmDup = bm.entries.zip(bm.valid).map { case (e, v) => v && e.index === bmFillE.index }.reduce(_ || _)
+  /** The entries holding the step's bitmap key (match's compare of `bmKey`). */
+  private val bmSameS = won.bmVec
+  when(fillBm) { if (lateFills) bm.fill(bmFillE, 0.U, bmSameS) else bm.fill(bmFillE, 0.U) }
+  bmWords.write(bm.fillWrites, bm.fillWay, if (lateFills) RegNext(pte) else pte)
+  when(evBmHit) { bm.touch(bmIdx) }
+  private val bmDup = bmSameS.asUInt.orR
   evBmEvict := fillBm && !bmDup && bm.valid.asUInt.andR
   pwc.foreach { q =>
-    when(fillPwc) { q.fill(fillPwcE, 0.U) }
+    when(fillPwc) { if (lateFills) q.fill(fillPwcE, 0.U, fillPwcSame) else q.fill(fillPwcE, 0.U) }
     when(pwcTouch) { q.touch(OHToUInt(pwcTouchOH)) }
   }
 
   // invalidation: its removal (the sweep's step for one set of each array)
   private val iv = op.inval
-  when(invNow) {
-    when(iv.kind === 0.U) {
-      valid4k.foreach(_.foreach(_ := false.B))
-      valid2m.foreach(_.foreach(_ := false.B))
-    }.otherwise {
-      for (w <- 0 until p.ways4k) when(cov4kS(w)) { valid4k(row4k(op.set4k))(w) := false.B }
-      for (w <- 0 until p.ways2m) when(cov2mS(w)) { valid2m(row2m(op.set2m))(w) := false.B }
-    }
-  }
+  // (the arrays' valid bits: in fillArray, one write of the set's row)
   bm.invalidate(bm.entries.zip(bm.valid).map { case (e, v) =>
     invNow && v && (iv.kind === 0.U || (iv.kind === 3.U && (e.index >> 3) === iv.frame))
   })
@@ -632,8 +679,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
 
   // ---- formal view -------------------------------------------------------------------------
   io.dbg.foreach { d =>
-    d.valid4k := VecInit(valid4k.flatten).asUInt
-    d.valid2m := VecInit(valid2m.flatten).asUInt
+    d.valid4k := valid4k.flat
+    d.valid2m := valid2m.flat
     d.bitmapValid := bm.valid.asUInt
     d.slotValid := sv.asUInt
     d.slotStale := sStale.asUInt
@@ -642,7 +689,10 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     d.invalCount := inv.count
     d.entries4k := VecInit(a4k.io.all.flatten)
     d.entries2m := VecInit(a2m.io.all.flatten)
-    d.bitmap := bm.entries
+    for (i <- 0 until p.bitmapEntries) {
+      d.bitmap(i).index := bm.entries(i).index
+      d.bitmap(i).word := bmWords.all(i)
+    }
     d.slots := ws
     require(held.size == 3, "formalPorts needs latency 4 (every stage register)")
     for ((x, j) <- held.zipWithIndex) {
@@ -669,13 +719,10 @@ object PerforatedPerf {
 
 /** The winners of the pick stage. */
 class PPick(p: PerforatedParams, pwcN: Int) extends Bundle {
-  val oh4k = Vec(p.ways4k, Bool())
+  val idx4k = UInt(log2Ceil(p.ways4k).max(1).W)
   val any4k = Bool()
-  val oh2m = Vec(p.ways2m, Bool())
+  val idx2m = UInt(log2Ceil(p.ways2m).max(1).W)
   val any2m = Bool()
-  /** The bitmap word of the 2 MiB winner's page (a request) or of the step's PD leaf. */
-  val bmOH = Vec(p.bitmapEntries, Bool())
-  val bmAny = Bool()
   /** The deepest walk-start pointer (L1, else L2, else L3). */
   val pwcOH = Vec(pwcN, Bool())
   val pwcAny = Bool()
@@ -683,4 +730,116 @@ class PPick(p: PerforatedParams, pwcN: Int) extends Bundle {
   /** The shadow entry of the page's 2 MiB region. */
   val sOH = Vec(pwcN, Bool())
   val sAny = Bool()
+  /** The bitmap entries holding the word of the 2 MiB winner's page (a request) or the step's
+    * `bmKey` (a bitmap fill's same-key vector; respond uses the lowest-index one).
+    */
+  val bmVec = Vec(p.bitmapEntries, Bool())
+  /** The 4 KiB and 2 MiB winners' entries (meaningful when `any4k` / `any2m`). */
+  val e4k = new E4k(p)
+  val e2m = new E2m(p)
+}
+
+/** The lowest-index set bit, one-hot, in logarithmic depth: Chisel's `PriorityEncoderOH` is a
+  * chain of multiplexers, one LUT level per bit (16 on the PWC's hit vectors).
+  */
+object FirstSet {
+  /** `x(0) || ... || x(i)` for every i (Sklansky prefix: log2(n) levels of OR2). */
+  def prefixOr(x: Seq[Bool]): Seq[Bool] =
+    if (x.size <= 1) x
+    else {
+      val (l, r) = x.splitAt(1 << (log2Ceil(x.size) - 1))
+      val pl = prefixOr(l)
+      pl ++ prefixOr(r).map(_ || pl.last)
+    }
+  def oh(x: Seq[Bool]): Vec[Bool] = {
+    val p = prefixOr(x)
+    VecInit(x.indices.map(i => if (i == 0) x(0) else x(i) && !p(i - 1)))
+  }
+}
+
+/** The valid bits of a set-associative array: one flop per entry (`ram` false: the formal view
+  * reads them all), else a [[SetValid]] word per set in distributed RAM with per-set flash flags.
+  * Read a set in match ([[read]]), write the set's whole row in respond ([[write]], at most once
+  * a cycle), clear every entry ([[clearAll]], wins over a write of the same cycle).
+  */
+class ArrayValid(sets: Int, ways: Int, ram: Boolean) {
+  private val regs = Option.when(!ram || sets == 1)(RegInit(VecInit(Seq.fill(sets)(VecInit(Seq.fill(ways)(false.B))))))
+  private val words = Option.when(ram && sets > 1)(new SetValid(sets, ways))
+  private def row(s: UInt): UInt = if (sets == 1) 0.U else s
+  private val noGlobal = Seq.fill(ways)(false.B)
+
+  def read(set: UInt): Vec[Bool] = (regs, words) match {
+    case (Some(r), _) => r(row(set))
+    case (_, Some(w)) => w.read(set, UIntToOH(set, sets), noGlobal)
+    case _            => throw new IllegalStateException
+  }
+  def write(en: Bool, set: UInt, next: Seq[Bool]): Unit = {
+    regs.foreach(r => when(en) { r(row(set)) := VecInit(next) })
+    words.foreach(_.write(en, set, next))
+  }
+  def clearAll(en: Bool): Unit = {
+    regs.foreach(r => when(en) { r.foreach(_.foreach(_ := false.B)) })
+    words.foreach(_.flash(en, false.B))
+  }
+  /** Every valid bit (set * ways + way), flops only. */
+  def flat: UInt = VecInit(regs.get.flatten).asUInt
+}
+
+/** Tree-PLRU words of a set-associative array: [[ReplacementState]] registers (`ram` false, or
+  * one set), else one `Mem` word per set in distributed RAM, read combinationally where the
+  * victim is needed and written once a cycle (a touch or a fill, never both: one operation
+  * responds a cycle).
+  *
+  * The RAM has no reset (**decided**, docs "Timing"): a word's bits are exact once every way of
+  * the set was touched since reset, and before that the set has an invalid way, so no fill takes
+  * the victim. (A node's bit is the direction of the latest touch below it, whatever it held
+  * before; a fill of a full set needs every way valid, and each became valid by a fill that
+  * touched it.) Invalidations leave the words alone either way.
+  */
+class ArrayPlru(ways: Int, sets: Int, ram: Boolean) {
+  private val policy = new TreePlru(ways)
+  private val regs = Option.when(!ram || sets == 1)(new ReplacementState(policy, sets))
+  private val mem = Option.when(ram && sets > 1)(Mem(sets, UInt(policy.stateBits.W)))
+  private val wrEn = WireDefault(false.B)
+  private val wrWay = WireDefault(0.U(policy.wayBits.W))
+  // one read port: every caller names the same set (the responding operation's)
+  private val rdSet = WireDefault(0.U(log2Ceil(sets).max(1).W))
+  private val rdWord = mem.map(_.read(rdSet))
+  mem.foreach { m =>
+    when(wrEn) { m.write(rdSet, policy.touch(rdWord.get, wrWay)) }
+  }
+
+  def victim(set: UInt): UInt = regs match {
+    case Some(r) => r.victim(set)
+    case None    => rdSet := set; policy.victim(rdWord.get)
+  }
+  /** A hit used `way`. */
+  def touch(set: UInt, way: UInt): Unit = regs match {
+    case Some(r) => r.touch(set, way)
+    case None    => rdSet := set; wrEn := true.B; wrWay := way
+  }
+  /** A fill wrote `way` (tree-PLRU: taking the victim changes nothing but the touch). */
+  def fill(set: UInt, way: UInt): Unit = regs match {
+    case Some(r) => r.fill(set, way, false.B)
+    case None    => rdSet := set; wrEn := true.B; wrWay := way
+  }
+}
+
+/** `n` words of `width` bits read one at a time by index: flops (`ram` false, visible whole
+  * through [[all]]) or a `Mem` in distributed RAM (combinational read, written at the clock
+  * edge; [[all]] is then not available). One write a cycle.
+  */
+class WordStore(n: Int, width: Int, ram: Boolean) {
+  private val regs = Option.when(!ram)(Reg(Vec(n, UInt(width.W))))
+  private val mem = Option.when(ram)(Mem(n, UInt(width.W)))
+  private def idx(i: UInt): UInt = if (n == 1) 0.U else i
+  def read(i: UInt): UInt = regs match {
+    case Some(r) => r(idx(i))
+    case None    => mem.get.read(idx(i))
+  }
+  def write(en: Bool, i: UInt, data: UInt): Unit = when(en) {
+    regs.foreach(_(idx(i)) := data)
+    mem.foreach(_.write(idx(i), data))
+  }
+  def all: Vec[UInt] = regs.get
 }
