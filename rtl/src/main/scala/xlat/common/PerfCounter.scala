@@ -16,16 +16,6 @@ object PerfCounter {
 
   def apply(event: Bool, width: Int = width): UInt = add(event.asUInt, width)
 
-  /** A counter of an event the caller has already registered (the same one-cycle delay as
-    * `apply`, for an event whose register the caller splits, e.g. into two registered terms).
-    */
-  def registered(event: Bool, width: Int = width): UInt = {
-    val count = RegInit(0.U(width.W))
-    val next = count +& event.asUInt
-    count := Mux(next(width), ((BigInt(1) << width) - 1).U(width.W), next(width - 1, 0))
-    count
-  }
-
   /** A counter of several events a cycle, advancing by how many of `events` are set. The events
     * themselves are registered and counted after the register, so the population count is not
     * in the cone of the logic that decides them either (`add` registers the sum instead).

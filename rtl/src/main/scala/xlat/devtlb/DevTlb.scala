@@ -63,8 +63,16 @@ class DevTlb(val p: DevTlbParams) extends Module {
     * every entry (`dbg_*`), and for one set. Valid bits, PTags and replacement state are flops.
     */
   private val lutram = !p.formalPorts && p.sets > 1
-  private val tlb = Module(new SetAssocStorage(new DevEntry(p), p.sets, p.ways, sram = false,
+  private val tlb = Module(new SetAssocStorage(new DevKey(p), p.sets, p.ways, sram = false,
     readReg = timing.readReg, lutram = lutram, wayOH = lutram))
+  /** The entries' translations (frame, permissions), apart from their keys: only a hit's
+    * response in respond uses them, so they are read in match at the registered row (from a
+    * flop, not behind the row multiplexer) and carried to respond; the read address of the keys,
+    * which the row multiplexer drives, reaches 69 of the entry's 111 bits (144 instead of 224
+    * DPR16X4 cells).
+    */
+  private val tlbData = Module(new SetAssocStorage(new DevData(p), p.sets, p.ways, sram = false,
+    lutram = lutram, wayOH = lutram))
   private val tlbValid = RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B)))))
   private val ptagValid = RegInit(VecInit(Seq.fill(p.sets)(false.B)))
   private val ptag = Reg(Vec(p.sets, UInt(p.sidBits.W)))
@@ -218,7 +226,9 @@ class DevTlb(val p: DevTlbParams) extends Module {
   pf.foreach(_.accept(io.req.fire, io.req.bits.sid))
 
   // ---- match stage -------------------------------------------------------------------------
-  private val rowC = tlb.io.readData
+  private val rowC = VecInit(tlb.io.readData.map(_.entry(0.U, false.B, false.B)))
+  tlbData.io.read.valid := c.valid
+  tlbData.io.read.bits := c.bits.row
   private val reqC = c.bits.req
   /** The row's valid bits and PTag, selected at acceptance by the row the storage reads and
     * registered beside its data (`readReg`), so match does not wait for an 8:1 row multiplexer:
@@ -274,7 +284,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
     Stage.carry(VecInit(Stage.carry(v, timing.hitReg).map(_.asUInt.andR)), timing.selReg)
   private val won = Stage.carry(pickK, timing.selReg)
   sKnownHit := won.tlbHit || won.pbHit
-  private val row = toRespond(rowC)
+  // the translations read in match, registered in pick and respond (named for the proofs)
+  private val rowDataK = Stage.carry(tlbData.io.readData, timing.hitReg)
+  private val rowDataS = Stage.carry(rowDataK, timing.selReg)
+  private val row = VecInit(toRespond(tlb.io.readData).zip(rowDataS).map { case (k, d) =>
+    k.entry(d.ppn, d.perm_r, d.perm_w) })
   private val rowValid = toRespond(rowValidC)
   private val rowIdx = s.bits.row
   private val req = s.bits.req
@@ -415,11 +429,17 @@ class DevTlb(val p: DevTlbParams) extends Module {
   tlb.io.write.valid := cmTlb
   tlb.io.write.bits.set := cmRow
   tlb.io.write.bits.way := cmWay
-  tlb.io.write.bits.data := cmEntry
+  tlb.io.write.bits.data := DevKey(p, cmEntry)
+  tlbData.io.write.valid := cmTlb
+  tlbData.io.write.bits.set := cmRow
+  tlbData.io.write.bits.way := cmWay
+  tlbData.io.write.bits.data := DevData(p, cmEntry)
   // distributed RAM: each way's write enable straight from its own register (decoded in respond),
   // which the placer can put near that way's cells; from `cmWay` it was a decode behind a net
   // across the die
-  tlb.io.writeWayOH.foreach(_ := toCommit(VecInit(UIntToOH(tlbWay, p.ways).asBools.map(_ && toTlb))))
+  private val cmWayOH = toCommit(VecInit(UIntToOH(tlbWay, p.ways).asBools.map(_ && toTlb)))
+  tlb.io.writeWayOH.foreach(_ := cmWayOH)
+  tlbData.io.writeWayOH.foreach(_ := cmWayOH)
   when(cmTlb) {
     when(cmClaim) {
       for (w <- 0 until p.ways) tlbValid(cmRow)(w) := false.B
@@ -529,11 +549,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     "invalidations" -> PerfCounter(io.inval.fire),
     "badCompletions" -> PerfCounter.count(Seq(badTag, compNow && !comp.fault && comp.pageSize === PageSize.Reserved.U)),
     "badAlign" -> PerfCounter(misaligned),
-    // the check's parts registered at acceptance (the kind and size, and the misalignment in
-    // chunks of 4 page bits), ORed and counted in the next cycle: the same cycle as an event
-    // registered by PerfCounter, without the range check and the acceptance logic in one cycle
-    "badInvals" -> PerfCounter.registered(RegNext(io.inval.fire, false.B) &&
-      RegNext(VecInit(InvalRule.badParts(p, io.inval.bits))).asUInt.orR),
+    "badInvals" -> PerfCounter(io.inval.fire && InvalRule.bad(p, io.inval.bits)),
     "faults" -> PerfCounter(io.resp.fire && io.resp.bits.fault),
     "claims" -> PerfCounter(toTlb && takeover),
     "prefetchDropped" -> PerfCounter.count(dropped),
@@ -544,7 +560,10 @@ class DevTlb(val p: DevTlbParams) extends Module {
   )
   // ---- formal view -------------------------------------------------------------------------
   io.dbg.foreach { d =>
-    val all = for (i <- 0 until p.sets; w <- 0 until p.ways) yield (tlb.io.all(i)(w), tlbValid(i)(w))
+    val all = for (i <- 0 until p.sets; w <- 0 until p.ways) yield {
+      val d = tlbData.io.all(i)(w)
+      (tlb.io.all(i)(w).entry(d.ppn, d.perm_r, d.perm_w), tlbValid(i)(w))
+    }
     d.tlbValid := VecInit(all.map(_._2)).asUInt
     d.tlbSid := VecInit(all.map(_._1.sid)).asUInt
     d.tlbPage := VecInit(all.map(_._1.page)).asUInt
@@ -664,13 +683,7 @@ object InvalRule {
   }
 
   /** A reserved kind, a range below one page, or a range start not aligned to its size. */
-  def bad(p: DevTlbParams, iv: DevInval): Bool = badParts(p, iv).reduce(_ || _)
-
-  /** [[bad]] as terms to OR: the kind and size, then the misalignment in chunks of 4 page bits. */
-  def badParts(p: DevTlbParams, iv: DevInval): Seq[Bool] = {
-    val range = iv.kind === InvalKind.Range.U
-    val off = iv.iova & ~pageMask(p, iv)
-    (iv.kind === InvalKind.Reserved.U || (range && iv.sizeLog2 < 12.U)) +:
-      (0 until p.pageBits by 4).map(i => range && off((i + 4).min(p.pageBits) - 1, i).orR)
-  }
+  def bad(p: DevTlbParams, iv: DevInval): Bool =
+    iv.kind === InvalKind.Reserved.U ||
+      (iv.kind === InvalKind.Range.U && (iv.sizeLog2 < 12.U || (iv.iova & ~pageMask(p, iv)) =/= 0.U))
 }
