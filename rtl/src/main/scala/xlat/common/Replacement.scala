@@ -217,6 +217,14 @@ class ReplacementState(val policy: ReplacementPolicy, sets: Int) {
   /** A hit used `way`. */
   def touch(set: UInt, way: UInt): Unit = updateEach(set)(policy.touch(_, sized(way)))
 
+  /** [[touch]] with the set one-hot (`sets` bits; all zero: no touch), for a caller that
+    * registers the decoded set and way of its hit apart from the wide winner's fan-out.
+    */
+  def touchOH(setOH: UInt, way: UInt): Unit =
+    for (i <- 0 until words) {
+      when(if (words == 1) setOH.orR else setOH(i)) { state(i) := policy.touch(state(i), sized(way)) }
+    }
+
   /** A fill wrote `way`; `tookVictim` when that way was the policy's victim (an eviction). */
   def fill(set: UInt, way: UInt, tookVictim: Bool): Unit =
     updateEach(set)(w => policy.touch(Mux(tookVictim, policy.taken(w), w), sized(way)))

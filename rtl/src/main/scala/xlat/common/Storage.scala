@@ -56,7 +56,7 @@ class SetAssocStorage[T <: Data](
   require(!view || sram, "SetAssocStorage: view is for sram (flops always show every entry)")
   require(sets >= 1 && isPow2(sets), s"sets must be a power of 2 >= 1, got $sets")
   require(ways >= 1, s"ways must be >= 1, got $ways")
-  require(!wayOH || (sets == 1 && !sram && !lutram), "SetAssocStorage: wayOH is for one set of flops")
+  require(!wayOH || (!sram && (sets == 1 || lutram)), "SetAssocStorage: wayOH is for one set of flops, or lutram")
   val setBits = log2Ceil(sets).max(1)
   val wayBits = log2Ceil(ways).max(1)
   val readLatency = if (sram || readReg) 1 else 0
@@ -73,7 +73,10 @@ class SetAssocStorage[T <: Data](
     /** Every entry (flops, and sram with `view`; zero-filled otherwise, where no such view exists). */
     val all = Output(Vec(sets, Vec(ways, gen)))
     /** With `wayOH`: the written way one-hot (the same as `write.way`), which the way's enable
-      * uses instead of decoding `write.way`: a caller that has it earlier than the index.
+      * uses instead of decoding `write.way`: a caller that has it earlier than the index. With
+      * `lutram` the bit alone is the way's write enable (the caller keeps it 0 without
+      * `write.valid`), so a caller's register drives the distributed RAM's write enables with
+      * no logic between.
       */
     val writeWayOH = Option.when(wayOH)(Input(Vec(ways, Bool())))
   })
@@ -107,7 +110,7 @@ class SetAssocStorage[T <: Data](
       val rd = mem.read(setOf(io.read.bits)).asTypeOf(gen)
       // the row register (readReg) loads every cycle, as with register storage
       io.readData(w) := (if (readReg) RegNext(rd) else rd)
-      when(io.write.valid && io.write.bits.way === w.U) {
+      when(io.writeWayOH.map(_(w)).getOrElse(io.write.valid && io.write.bits.way === w.U)) {
         mem.write(setOf(io.write.bits.set), io.write.bits.data.asUInt)
       }
     }

@@ -63,8 +63,16 @@ class DevTlb(val p: DevTlbParams) extends Module {
     * every entry (`dbg_*`), and for one set. Valid bits, PTags and replacement state are flops.
     */
   private val lutram = !p.formalPorts && p.sets > 1
-  private val tlb = Module(new SetAssocStorage(new DevEntry(p), p.sets, p.ways, sram = false,
-    readReg = timing.readReg, lutram = lutram))
+  private val tlb = Module(new SetAssocStorage(new DevKey(p), p.sets, p.ways, sram = false,
+    readReg = timing.readReg, lutram = lutram, wayOH = lutram))
+  /** The entries' translations (frame, permissions), apart from their keys: only a hit's
+    * response in respond uses them, so they are read in match at the registered row (from a
+    * flop, not behind the row multiplexer) and carried to respond; the read address of the keys,
+    * which the row multiplexer drives, reaches 69 of the entry's 111 bits (144 instead of 224
+    * DPR16X4 cells).
+    */
+  private val tlbData = Module(new SetAssocStorage(new DevData(p), p.sets, p.ways, sram = false,
+    lutram = lutram, wayOH = lutram))
   private val tlbValid = RegInit(VecInit(Seq.fill(p.sets)(VecInit(Seq.fill(p.ways)(false.B)))))
   private val ptagValid = RegInit(VecInit(Seq.fill(p.sets)(false.B)))
   private val ptag = Reg(Vec(p.sets, UInt(p.sidBits.W)))
@@ -88,7 +96,12 @@ class DevTlb(val p: DevTlbParams) extends Module {
   /** The operations held in stage registers (an unregistered stage is the one before it). */
   private val held = Seq((c, timing.readReg), (k, timing.hitReg), (s, timing.selReg)).collect { case (x, true) => x }
   private def isReq(x: Valid[DevOp]): Bool = x.valid && x.bits.kind === OpKind.Req
-  private val pipeEmpty = !held.map(_.valid).foldLeft(false.B)(_ || _)
+  /** No operation in a stage register: itself a register, loaded with the stage registers'
+    * next valid bits (the same value as their NOR), so the invalidation's row select, which
+    * drives the DevTLB's read address, starts at a flop.
+    */
+  private val pipeEmpty = RegNext(!Seq((issue, timing.readReg), (c, timing.hitReg), (k, timing.selReg))
+    .collect { case (x, true) => x.valid }.foldLeft(false.B)(_ || _), true.B)
   /** An invalidation that visits every set (not partitioned, kind 1 or a range beyond one 2 MiB
     * region) issues one operation per set, in consecutive cycles; `sweeping` while the sets
     * after the first are issued (docs/devtlb.md "Invalidation", **decided**).
@@ -107,12 +120,26 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // its hit vectors are registered), and that may still take a hit-queue place
   private val kKnownHit = Wire(Bool())
   private val sKnownHit = Wire(Bool())
-  private val mayAlloc = PopCount(Seq(
-    if (timing.readReg) isReq(c) else false.B,
-    if (timing.hitReg) isReq(k) && !kKnownHit else false.B,
-    if (timing.selReg) isReq(s) && !sKnownHit else false.B))
   private val mayHit = PopCount(held.map(isReq))
-  private val room = st.demandFree > mayAlloc && st.waitFree > mayAlloc && (hitq.io.count +& mayHit) < p.respQueue.U
+  // the same rule with the request in pick, whose hit is known last (its registered hit vectors),
+  // as the select of a final multiplexer between two compares of registers
+  // (the counts compared with constants, no carry chain: free > n for n = 0..3)
+  private val kMayAlloc = if (timing.hitReg) isReq(k) && !kKnownHit else false.B
+  private val cMayAlloc = if (timing.readReg) isReq(c) else false.B
+  private val sMayAlloc = if (timing.selReg) isReq(s) && !sKnownHit else false.B
+  private def above(x: UInt, n: Int): Bool = {
+    val y = x.pad(3)
+    n match {
+      case 0 => y.orR
+      case 1 => y(y.getWidth - 1, 1).orR
+      case 2 => y(y.getWidth - 1, 2).orR || (y(1) && y(0))
+      case 3 => y(y.getWidth - 1, 2).orR
+    }
+  }
+  private def roomFor(n: Int) = above(st.demandFree, n) && above(st.waitFree, n)
+  private def roomRest(extra: Int) =
+    Mux(cMayAlloc && sMayAlloc, roomFor(2 + extra), Mux(cMayAlloc || sMayAlloc, roomFor(1 + extra), roomFor(extra)))
+  private val room = Mux(kMayAlloc, roomRest(1), roomRest(0)) && (hitq.io.count +& mayHit) < p.respQueue.U
 
   // priority inval > completion > request among the operations that are accepted: an
   // invalidation presented while invalPending are pending (it waits for their stale slots, which
@@ -181,6 +208,15 @@ class DevTlb(val p: DevTlbParams) extends Module {
     issue.bits.row := rowOf(io.inval.bits.sid, io.inval.bits.iova)
   }
   else when(ivSel) { issue.bits.row := rowOf(io.inval.bits.sid, io.inval.bits.iova) }
+  /** `f` of the row read by the operation accepted this cycle (`issue.bits.row`), applied to
+    * each candidate row before the choice, so a table read by row (valid bits, PTags) does not
+    * wait for the choice: the same selection as `issue.bits.row`'s, moved behind the tables.
+    */
+  private def atIssueRow[T <: Data](f: UInt => T): T = {
+    val opRow = Mux(io.ats_resp.valid, f(rowOf(compSlot.sid, compSlot.page)), f(rowOf(io.req.bits.sid, io.req.bits.iova)))
+    val ivRow = f(rowOf(io.inval.bits.sid, io.inval.bits.iova))
+    if (sweepable) Mux(sweeping, f(sweepIdx), Mux(ivSel, ivRow, opRow)) else Mux(ivSel, ivRow, opRow)
+  }
   issue.bits.last := !sweeping && !ivSweep || sweeping && sweepLeft === 1.U
   shadow.issue(io.inval.fire || goodComp || sweeping)
   tlb.io.read.valid := issue.valid
@@ -190,20 +226,41 @@ class DevTlb(val p: DevTlbParams) extends Module {
   pf.foreach(_.accept(io.req.fire, io.req.bits.sid))
 
   // ---- match stage -------------------------------------------------------------------------
-  private val rowC = tlb.io.readData
+  private val rowC = VecInit(tlb.io.readData.map(_.entry(0.U, false.B, false.B)))
+  tlbData.io.read.valid := c.valid
+  tlbData.io.read.bits := c.bits.row
   private val reqC = c.bits.req
+  /** The row's valid bits and PTag, selected at acceptance by the row the storage reads and
+    * registered beside its data (`readReg`), so match does not wait for an 8:1 row multiplexer:
+    * like the row itself, they cannot change between acceptance and match (a fill or an
+    * invalidation lands inside its write shadow, before the next acceptance).
+    */
+  private val rowValidC = Stage.carry(atIssueRow(r => tlbValid(r)), timing.readReg)
+  private val ptagValidC = Stage.carry(atIssueRow(r => ptagValid(r)), timing.readReg)
   private val ptagOkC =
-    if (p.partitioned) ptagValid(c.bits.row) && ptag(c.bits.row) === reqC.sid else true.B
-  private val tlbHitsC = VecInit(rowC.zip(tlbValid(c.bits.row)).map { case (e, v) => v && ptagOkC && e.covers(reqC.sid, reqC.iova) })
+    if (p.partitioned) ptagValidC && Stage.carry(atIssueRow(r => ptag(r)), timing.readReg) === reqC.sid else true.B
+  private val tlbHitsC = VecInit(rowC.zip(rowValidC).map { case (e, v) => v && ptagOkC && e.covers(reqC.sid, reqC.iova) })
   private val pbHitsC = VecInit(pb.io.readData.zip(pbValid).map { case (e, v) => v && e.covers(reqC.sid, reqC.iova) && p.prefetch.B })
   private val newC = Completion.entry(p, c.bits.comp, reqC.sid, reqC.iova)
-  private val tlbSameC = VecInit(rowC.map(e => e.sid === newC.sid && e.big === newC.big && e.page === newC.page))
-  private val pbSameC = VecInit(pb.io.readData.map(e => e.sid === newC.sid && e.big === newC.big && e.page === newC.page))
+  /** A completion's same-key compare ({SID, size, page} of every way and PB entry) is used only
+    * in respond: match compares it in chunks of `sameChunk` bits and pick ANDs the registered
+    * chunks, so the operation register's long nets to the row are followed by two logic levels,
+    * not by the whole 69-bit compare.
+    */
+  private val sameChunk = 8
+  private def keyOf(e: DevEntry): UInt = Cat(e.sid, e.big, e.page)
+  private def sameChunks(e: DevEntry): Vec[Bool] = {
+    val a = keyOf(e)
+    val b = keyOf(newC)
+    VecInit((0 until a.getWidth by sameChunk).map(i => a((i + sameChunk).min(a.getWidth) - 1, i) === b((i + sameChunk).min(a.getWidth) - 1, i)))
+  }
+  private val tlbSameC = VecInit(rowC.map(sameChunks))
+  private val pbSameC = VecInit(pb.io.readData.map(sameChunks))
   // an invalidation runs alone (empty pipeline, write shadow): it compares the row it read (kind
   // 0 clears every valid bit without a compare), every PB entry and every slot
   private val ivC = c.bits.inval
   private val ivMaskC = c.bits.ivMask
-  private val tlbCoverC = VecInit(rowC.zip(tlbValid(c.bits.row)).map { case (e, v) => v && InvalRule.covers(p, ivC, ivMaskC, e) })
+  private val tlbCoverC = VecInit(rowC.zip(rowValidC).map { case (e, v) => v && InvalRule.covers(p, ivC, ivMaskC, e) })
   private val pbCoverC = VecInit(pb.io.all(0).zip(pbValid).map { case (e, v) => v && InvalRule.covers(p, ivC, ivMaskC, e) })
   private val slotCoverC = VecInit((0 until p.slots).map(i =>
     st.valid(i) && InvalRule.coversSlot(p, ivC, ivMaskC, st.slot(i).sid, st.slot(i).page)))
@@ -222,10 +279,17 @@ class DevTlb(val p: DevTlbParams) extends Module {
 
   // ---- respond stage -----------------------------------------------------------------------
   private def toRespond[T <: Data](d: T): T = Stage.carry(Stage.carry(d, timing.hitReg), timing.selReg)
+  /** The same-key vector in respond: the chunks registered after match, ANDed in pick. */
+  private def sameS(v: Vec[Vec[Bool]]): Vec[Bool] =
+    Stage.carry(VecInit(Stage.carry(v, timing.hitReg).map(_.asUInt.andR)), timing.selReg)
   private val won = Stage.carry(pickK, timing.selReg)
   sKnownHit := won.tlbHit || won.pbHit
-  private val row = toRespond(rowC)
-  private val rowValid = toRespond(tlbValid(c.bits.row))
+  // the translations read in match, registered in pick and respond (named for the proofs)
+  private val rowDataK = Stage.carry(tlbData.io.readData, timing.hitReg)
+  private val rowDataS = Stage.carry(rowDataK, timing.selReg)
+  private val row = VecInit(toRespond(tlb.io.readData).zip(rowDataS).map { case (k, d) =>
+    k.entry(d.ppn, d.perm_r, d.perm_w) })
+  private val rowValid = toRespond(rowValidC)
   private val rowIdx = s.bits.row
   private val req = s.bits.req
   private val reqNow = isReq(s)
@@ -248,7 +312,12 @@ class DevTlb(val p: DevTlbParams) extends Module {
   hitResp.source := Mux(won.tlbHit, Source.DevTlb.U, Source.PrefetchBuffer.U)
   hitq.io.enq.valid := reqNow && (won.tlbHit || won.pbHit)
   hitq.io.enq.bits := hitResp
-  when(reqNow && won.tlbHit) { tlbRepl.touch(rowIdx, OHToUInt(won.tlb)) }
+  // the touch of a hit from its own registers (the set one-hot, gated by the hit, and the way in
+  // binary), decoded in pick: the winner `won` fans out to the row's hundreds of data bits and
+  // lies with them, across the die from the replacement state
+  private val touchSetOH = Stage.carry(Mux(isReq(k) && pickK.tlbHit, UIntToOH(k.bits.row, p.sets), 0.U(p.sets.W)), timing.selReg)
+  private val touchWay = Stage.carry(OHToUInt(pickK.tlb), timing.selReg)
+  tlbRepl.touchOH(touchSetOH, touchWay)
   when(reqNow && !won.tlbHit && won.pbHit) {
     pbRepl.touch(0.U, pbIdx)
     pbUsed(pbIdx) := true.B
@@ -337,9 +406,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val cache = compNow && !compFault && !stale
   private val toTlb = cache && cSlot < p.ptbEntries.U
   private val toPb = cache && cSlot >= p.ptbEntries.U && p.prefetch.B
-  private val tlbSame = toRespond(tlbSameC).zip(rowValid).map { case (a, v) => a && v }
-  private val claimRow = if (p.partitioned) !(ptagValid(rowIdx) && ptag(rowIdx) === req.sid) else false.B
-  private val takeover = if (p.partitioned) ptagValid(rowIdx) && ptag(rowIdx) =/= req.sid else false.B
+  private val tlbSame = sameS(tlbSameC).zip(rowValid).map { case (a, v) => a && v }
+  // the PTag compared in match (`ptagOkC`; nothing changes a PTag between a completion's match
+  // and its respond: the write shadow of the operations ahead has passed)
+  private val claimRow = if (p.partitioned) !toRespond(ptagOkC) else false.B
+  private val takeover = if (p.partitioned) toRespond(ptagValidC && !ptagOkC) else false.B
   private val anySame = tlbSame.reduce(_ || _)
   private val freeWays = rowValid.map(!_)
   private val evict = !claimRow && !anySame && !freeWays.reduce(_ || _)
@@ -358,7 +429,17 @@ class DevTlb(val p: DevTlbParams) extends Module {
   tlb.io.write.valid := cmTlb
   tlb.io.write.bits.set := cmRow
   tlb.io.write.bits.way := cmWay
-  tlb.io.write.bits.data := cmEntry
+  tlb.io.write.bits.data := DevKey(p, cmEntry)
+  tlbData.io.write.valid := cmTlb
+  tlbData.io.write.bits.set := cmRow
+  tlbData.io.write.bits.way := cmWay
+  tlbData.io.write.bits.data := DevData(p, cmEntry)
+  // distributed RAM: each way's write enable straight from its own register (decoded in respond),
+  // which the placer can put near that way's cells; from `cmWay` it was a decode behind a net
+  // across the die
+  private val cmWayOH = toCommit(VecInit(UIntToOH(tlbWay, p.ways).asBools.map(_ && toTlb)))
+  tlb.io.writeWayOH.foreach(_ := cmWayOH)
+  tlbData.io.writeWayOH.foreach(_ := cmWayOH)
   when(cmTlb) {
     when(cmClaim) {
       for (w <- 0 until p.ways) tlbValid(cmRow)(w) := false.B
@@ -368,7 +449,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     tlbValid(cmRow)(cmWay) := true.B
     tlbRepl.fill(cmRow, cmWay, cmEvict)
   }
-  private val pbSame = toRespond(pbSameC).zip(pbValid).map { case (a, v) => a && v }
+  private val pbSame = sameS(pbSameC).zip(pbValid).map { case (a, v) => a && v }
   private val pbAnySame = pbSame.reduce(_ || _)
   private val pbFree = pbValid.map(!_)
   private val pbEvict = !pbAnySame && !pbFree.reduce(_ || _)
@@ -479,7 +560,10 @@ class DevTlb(val p: DevTlbParams) extends Module {
   )
   // ---- formal view -------------------------------------------------------------------------
   io.dbg.foreach { d =>
-    val all = for (i <- 0 until p.sets; w <- 0 until p.ways) yield (tlb.io.all(i)(w), tlbValid(i)(w))
+    val all = for (i <- 0 until p.sets; w <- 0 until p.ways) yield {
+      val d = tlbData.io.all(i)(w)
+      (tlb.io.all(i)(w).entry(d.ppn, d.perm_r, d.perm_w), tlbValid(i)(w))
+    }
     d.tlbValid := VecInit(all.map(_._2)).asUInt
     d.tlbSid := VecInit(all.map(_._1.sid)).asUInt
     d.tlbPage := VecInit(all.map(_._1.page)).asUInt

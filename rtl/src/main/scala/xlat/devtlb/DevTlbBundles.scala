@@ -88,6 +88,52 @@ class DevEntry(p: DevTlbParams) extends Bundle {
   }
 }
 
+/** The key half of a DevTLB entry (what lookups compare), stored apart from its translation. */
+class DevKey(p: DevTlbParams) extends Bundle {
+  val sid = UInt(p.sidBits.W)
+  val page = UInt(p.pageBits.W)
+  val big = Bool()
+
+  /** The whole entry with translation `ppn`, `r`, `w`. */
+  def entry(ppn: UInt, r: Bool, w: Bool): DevEntry = {
+    val e = Wire(new DevEntry(p))
+    e.sid := sid
+    e.page := page
+    e.big := big
+    e.ppn := ppn
+    e.perm_r := r
+    e.perm_w := w
+    e
+  }
+}
+
+object DevKey {
+  def apply(p: DevTlbParams, e: DevEntry): DevKey = {
+    val k = Wire(new DevKey(p))
+    k.sid := e.sid
+    k.page := e.page
+    k.big := e.big
+    k
+  }
+}
+
+/** The translation half of a DevTLB entry. */
+class DevData(p: DevTlbParams) extends Bundle {
+  val ppn = UInt(p.ppnBits.W)
+  val perm_r = Bool()
+  val perm_w = Bool()
+}
+
+object DevData {
+  def apply(p: DevTlbParams, e: DevEntry): DevData = {
+    val d = Wire(new DevData(p))
+    d.ppn := e.ppn
+    d.perm_r := e.perm_r
+    d.perm_w := e.perm_w
+    d
+  }
+}
+
 /** The counters of docs/devtlb.md, in the order of the `perf_*` ports. */
 object DevTlbPerf {
   val names: Seq[String] = Seq(

@@ -168,14 +168,17 @@ class SlotTable(p: DevTlbParams) {
 
   /** Call once, after every other method: counts, waiter counts and frees. */
   def finish(): Unit = {
+    // each count's +1 and -1 are computed from its register alone and chosen last by the events
+    // (which are decided late in the cycle), so no adder sits behind them
+    def step(x: UInt, up: Bool, down: Bool): UInt = Mux(up === down, x, Mux(up, x + 1.U, x - 1.U))
     for (i <- 0 until p.slots) {
-      val base = Mux(allocating(i), 0.U, slot(i).waiters)
-      slot(i).waiters := Mux(waitersInc(i) === waitersDec(i), base, Mux(waitersInc(i), base + 1.U, base - 1.U))
+      // a slot allocated in this cycle was free: no waiter of it is drained in the same cycle
+      slot(i).waiters := Mux(allocating(i), waitersInc(i).asUInt, step(slot(i).waiters, waitersInc(i), waitersDec(i)))
       when(freeing(i)) { valid(i) := false.B }
     }
     demandFreed := (0 until p.ptbEntries).map(freeing(_)).reduce(_ || _)
-    demandFree := demandFree + demandFreed.asUInt - demandTaken.asUInt
-    waitFree := waitFree + waiterFreed.asUInt - waiterTaken.asUInt
+    demandFree := step(demandFree, demandFreed, demandTaken)
+    waitFree := step(waitFree, waiterFreed, waiterTaken)
   }
 }
 
