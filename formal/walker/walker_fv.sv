@@ -61,6 +61,9 @@
 //   I5  a walk flagged by a covering flush has noFill set
 //   I7  the engine's registered choice: when it serves a slot, its round robin's last grant is
 //       that slot; a lookup turn past its match (phase 1, 2; never 3) is on a slot in a lookup state
+//   I8  the step engine's registered turn decisions: a slot served by the engine has the decision
+//       of its current registers (dbg_decOk; the RTL registers each slot's decision a cycle
+//       ahead, or after its own turn the decision of the state that turn leads to)
 //   I6  the guest permission allows the access once the guest leaf passed its check; the host
 //       permission allows it once the data access's host leaf passed (host A/D, Dirty,
 //       HostLeafDone of the data access); both in Done without fault; cmd 3 only in Start/Done
@@ -184,7 +187,7 @@ module walker_fv (
   wire [VB-1:0]   d_hitVmid;
   wire            d_fillValid, d_fillSlot, d_engSlot;
   wire            d_engValid;
-  wire [1:0]      d_engAfter, d_lookPhase;
+  wire [1:0]      d_engAfter, d_lookPhase, d_decOk;
   wire            d_rhp_r, d_rhp_w, d_rhp_x, d_rhp_u;
 
   NestedWalker dut (
@@ -257,7 +260,7 @@ module walker_fv (
     .dbg_slotHPerm_1_u(d_hperm[7]),
     .dbg_gpwcAsid_0(d_gAsid[0 +: AB]), .dbg_gpwcAsid_1(d_gAsid[AB +: AB]),
     .dbg_engSlot(d_engSlot), .dbg_engValid(d_engValid), .dbg_engAfter_0(d_engAfter[0]),
-    .dbg_engAfter_1(d_engAfter[1]), .dbg_lookPhase(d_lookPhase), .dbg_fillCache(d_fillCache), .dbg_fillWay(d_fillWay)
+    .dbg_engAfter_1(d_engAfter[1]), .dbg_lookPhase(d_lookPhase), .dbg_decOk(d_decOk), .dbg_fillCache(d_fillCache), .dbg_fillWay(d_fillWay)
   );
 
   // safety properties and invariants: asserted (prove_safety, cover), or assumed in prove_live
@@ -581,6 +584,8 @@ module walker_fv (
     // lookup turn past its match (phase 1 select, 2 turn) stays on a slot in a lookup state
     if (d_engValid) `SAFE(d_engAfter == (d_engSlot ? 2'b00 : 2'b10));
     `SAFE(d_lookPhase != 2'd3);
+    // I8: the registered turn decisions are the served slot's
+    `SAFE(d_decOk == 2'b11);
     if (d_lookPhase != 2'd0)
       `SAFE(d_engValid && (d_state[d_engSlot*4 +: 4] == S_START || d_state[d_engSlot*4 +: 4] == S_HSTART));
     // a fill writes its entry two cycles after the owner's engine turn (AssocCache late and

@@ -33,6 +33,15 @@ import xlat.common._
   * land one cycle after their turn (AssocCache `late`; a flush in that cycle drops the fill).
   * Each slot's turn is computed from its own registers every cycle (per-slot precomputation);
   * the served slot loads its own, so no 1-of-walkers multiplexer sits in front of a turn.
+  * The turn's branch is decided a cycle ahead: every slot registers its decision vector
+  * (`decR`, one-hot over the branches of its state: fault kinds, pointer, leaf, A/D, done; see
+  * `Br`), and the engine registers which slot takes its turn in the next cycle (`goI`); a slot
+  * served again right after its own turn takes the decision of the state that turn leads to
+  * (`decisionsAfter`). Only HostStart's choice among its lookup's outcomes (nested TLB deny /
+  * answer / guest-entry read, host read) is made in the turn, from the registered select. Every
+  * slot register is written by one AND-OR of its writers (`writes`: acceptance, turn, memory
+  * port and response, A/D lock, dirty and response channels, flush act in exclusive states),
+  * so a turn's enable of a register is `goI` AND an OR of registered decision bits.
   * Issue states take
   * the memory port (round robin); a
   * slot has at most one access outstanding and tags it with its request id.
@@ -98,6 +107,15 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val state = RegInit(VecInit(Seq.fill(W)(Idle)))
   private val slot = Reg(Vec(W, new WalkSlot(p)))
   private val busy = state.map(_ =/= Idle)
+  /** The writes of the slot registers and states, collected from every writer (acceptance, the
+    * step engine's turn, memory port, memory response, A/D lock, dirty and response channels,
+    * flush) and emitted at the end as one AND-OR per register: the writers act in exclusive
+    * states (the flush only on `noFill` of busy slots, which acceptance writes in an idle one),
+    * so no writer's value passes another's multiplexer and each enable is one OR.
+    */
+  private val writes = Seq.fill(W)(scala.collection.mutable.LinkedHashMap[Data, Seq[(Bool, Data)]]())
+  private def put(i: Int, dst: Data, c: Bool, v: Data): Unit = writes(i)(dst) = writes(i).getOrElse(dst, Seq()) :+ (c -> v)
+  private def putState(i: Int, c: Bool, v: WalkState.Type): Unit = put(i, state(i), c, v.asUInt)
 
   // ---- caches ------------------------------------------------------------------------------
   // Keys: two entries with the same key cover the same addresses (a fill of one refreshes the other).
@@ -121,30 +139,34 @@ class NestedWalker(val p: WalkerParams) extends Module {
   /** The select of a lookup: `hitsR` the registered matches (per level with `levels`, one vector
     * otherwise), kept on entries still valid and not rewritten by the fill that landed in the
     * match cycle; the deepest level's (the walk then skips the most reads), then the
-    * lowest-index entry. Returns hit, the entry (a one-hot AND-OR), its index and the hit's
-    * level one-hot (levels 1.. in order).
+    * lowest-index entry. Returns hit, the entry (a one-hot AND-OR), its index, the hit's
+    * level one-hot (levels 1.. in order) and the entry one-hot.
     */
-  private def select[T <: Data](c: AssocCache[T], hitsR: Seq[Vec[Bool]]): (Bool, T, UInt, Seq[Bool]) = {
+  private def select[T <: Data](c: AssocCache[T], hitsR: Seq[Vec[Bool]]): (Bool, T, UInt, Seq[Bool], Seq[Bool]) = {
     val at = hitsR.map(_.zip(c.valid).zip(c.wroteLast).map { case ((h, v), w) => h && v && !w })
     val any = at.map(anyOf)
     val lvOH = firstOH(any)
     val perLevel = at.map(firstOH)
     val eOH = (0 until c.n).map(j => anyOf(perLevel.zip(lvOH).map { case (o, l) => o(j) && l }))
-    (anyOf(any), Mux1H(eOH, c.entries), OHToUInt(eOH), lvOH)
+    (anyOf(any), Mux1H(eOH, c.entries), OHToUInt(eOH), lvOH, eOH)
   }
 
   // ---- accept ------------------------------------------------------------------------------
   private val idInFlight = (0 until W).map(i => busy(i) && slot(i).id === io.req.bits.id).reduce(_ || _)
   private val free = state.map(_ === Idle)
-  private val freeIdx = PriorityEncoder(free)
+  private val freeOH = PriorityEncoderOH(free)
   io.req.ready := free.reduce(_ || _) && !idInFlight
-  when(io.req.fire) {
+  private val sAcc = WireDefault(0.U.asTypeOf(new WalkSlot(p)))
+  locally {
     val r = io.req.bits
-    val s = WireDefault(0.U.asTypeOf(new WalkSlot(p)))
+    val s = sAcc
     s.id := r.id; s.gva := r.gva; s.asid := r.asid; s.vmid := r.vmid; s.hRoot := r.hRoot >> p.hRootDrop; s.cmd := r.cmd
     s.user := r.user; s.gTable := r.gRoot; s.gLevel := g.topLevel.U; s.gPerm := allPerm
-    slot(freeIdx) := s
-    state(freeIdx) := Start
+  }
+  for (i <- 0 until W) {
+    val acc = io.req.fire && freeOH(i)
+    for ((name, f) <- slot(i).elements) put(i, f, acc, sAcc.elements(name))
+    putState(i, acc, Start)
   }
 
   // ---- step engine -------------------------------------------------------------------------
@@ -183,8 +205,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val servedI = (0 until W).map(i => curOH(i) && wantsEngine(i))
   private val matchI = (0 until W).map(i => servedI(i) && lookPhase === 0.U && lookState(state(i)))
   private val selectI = (0 until W).map(i => servedI(i) && lookPhase === 1.U)
-  /** Slot i takes the last (or only) cycle of its turn. */
-  private val goI = (0 until W).map(i => servedI(i) && (lookPhase === 2.U || !lookState(state(i))))
+  /** Slot i takes the last (or only) cycle of its turn: `goF` from the engine's registers and the
+    * slot's state; `goI` the same, registered a cycle ahead (below: every enable of a turn
+    * starts from it). */
+  private val goF = (0 until W).map(i => servedI(i) && (lookPhase === 2.U || !lookState(state(i))))
+  private val goI = RegInit(VecInit(Seq.fill(W)(false.B)))
   private val matchTurn = anyOf(matchI)
   private val selectTurn = anyOf(selectI)
   lookPhase := Mux(matchTurn, 1.U, Mux(selectTurn, 2.U, 0.U))
@@ -198,9 +223,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private class TurnOps extends Bundle {
     val useG, useH, useT, fillG, fillH, fillT = Bool()
   }
-  private case class Turn(next: WalkSlot, state: WalkState.Type, ops: TurnOps, gx: GuestPwcEntry, hx: HostPwcEntry, tx: NestedTlbEntry)
   private val filled = WireDefault(false.B)
-  private val gpwcHit, hpwcHit, ntlbHit = WireDefault(false.B)
 
   private def gvpnOf(x: WalkSlot): UInt = x.gva(g.inputBits - 1, 12)
   private def hostWriteOf(x: WalkSlot): Bool = Mux(x.forData, isCmd(x.cmd, AccessCmd.Write), p.hardwareAd.B)
@@ -220,6 +243,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val ntlbHitsR = ntlb.map(c => RegNext(VecInit(c.entries.map { x =>
     x.vmid === s.vmid && ((x.gpn ^ gpnKey) & keep(x.size, x.gpn.getWidth)) === 0.U && !(hostWrite && !x.d)
   })))
+  // (and whether each entry denies the served slot's access: the select takes the chosen one's)
+  private val ntlbDenyR = ntlb.map(c => RegNext(VecInit(c.entries.map(x => hostDenies(x.perm, hostWrite, hostFetchOf(s))))))
   private val hpwcHitsR = hpwc.map(c => (1 to h.topLevel).map(l => RegNext(VecInit(c.entries.map { x =>
     x.vmid === s.vmid && ((x.gpn ^ gpnKey) & keep(x.level, x.gpn.getWidth)) === 0.U && x.level === l.U
   }))))
@@ -228,16 +253,21 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private def below(lvOH: Seq[Bool]): UInt = Mux1H(lvOH, lvOH.indices.map(_.U(p.levelBits.W)))
   // The select's results are registered (every cycle; the turn reads them only in the cycle
   // after its select): the turn starts from registers, not from the hit vectors' AND-OR.
-  private val gSelC = gpwc.map { c => val (a, b, w, l) = select(c, gpwcHitsR.get); (a, b, w, below(l)) }
+  private val gSelC = gpwc.map { c => val (a, b, w, l, _) = select(c, gpwcHitsR.get); (a, b, w, below(l)) }
   private val tSelC = ntlb.map(c => select(c, Seq(ntlbHitsR.get)))
-  private val pSelC = hpwc.map { c => val (a, b, w, l) = select(c, hpwcHitsR.get); (a, b, w, below(l)) }
+  private val pSelC = hpwc.map { c => val (a, b, w, l, _) = select(c, hpwcHitsR.get); (a, b, w, below(l)) }
   private val (gSelHit, gSelEnt, gSelWay, gSelNext) = gSelC match {
     case Some((a, b, w, l)) => (RegNext(a), RegNext(b), RegNext(w), RegNext(l))
     case None               => (false.B, 0.U.asTypeOf(new GuestPwcEntry(p)), 0.U, 0.U)
   }
   private val (tSelHit, tSelEnt, tSelWay) = tSelC match {
-    case Some((a, b, w, _)) => (RegNext(a), RegNext(b), RegNext(w))
+    case Some((a, b, w, _, _)) => (RegNext(a), RegNext(b), RegNext(w))
     case None               => (false.B, 0.U.asTypeOf(new NestedTlbEntry(p)), 0.U)
+  }
+  /** The selected nested-TLB entry denies the served slot's access (registered with the select). */
+  private val tSelDeny = tSelC match {
+    case Some((_, _, _, _, oh)) => RegNext(Mux1H(oh, ntlbDenyR.get))
+    case None                   => false.B
   }
   private val (pSelHit, pSelEnt, pSelWay, pSelNext) = pSelC match {
     case Some((a, b, w, l)) => (RegNext(a), RegNext(b), RegNext(w), RegNext(l))
@@ -262,167 +292,252 @@ class NestedWalker(val p: WalkerParams) extends Module {
     c.sameKeyAs(k)
   }
 
-  /** One engine turn of slot `i` (registers `s`, state `st`), computed for every slot from its
-    * own registers (per-slot precomputation: no 1-of-walkers multiplexer in front of a turn):
-    * its next registers and state, which the served slot loads, and, when `go` (slot `i` is
-    * served), the turn's cache operations and hit flags.
+  // ---- turn decisions ------------------------------------------------------------------------
+  /** The branches of the engine turns, one bit each (a slot's decision vector is one-hot in an
+    * engine state, all 0 elsewhere). HostStart has two: its target in the GPA range (`HOk`, the
+    * registered lookup then chooses among the nested TLB's deny / answer / guest-entry read and
+    * the host read, in the turn) or not (`HRng`).
     */
-  private def turnOf(s: WalkSlot, st: WalkState.Type, i: Int, go: Bool): Turn = {
-    val n = WireDefault(s)
-    val nst = WireDefault(st)
-    val canFill = !s.noFill && !io.flush.fire
-    val ops = Wire(new TurnOps)
-    ops := 0.U.asTypeOf(ops)
-    def fault(code: Int, stage: Int, level: UInt, gpa: UInt): Unit = {
-      // `gpa` is always the slot's `target` (0 in Start, where it is not set yet): the response
-      // reads `faultGpa` from `target`, no register of its own (no enable behind the turn)
-      n.fault := code.U; n.faultStage := stage.U; n.faultLevel := level; nst := Done
+  private object Br {
+    val SRes = 0; val SRng = 1; val SGo = 2
+    val HOk = 3; val HRng = 4
+    val HeBus = 5; val HeFlt = 6; val HeRes = 7; val HePtr = 8; val HeLeafFlt = 9; val HeAd = 10; val HeOk = 11
+    val HlData = 12; val HlGuest = 13
+    val GeBus = 14; val GeFlt = 15; val GeRes = 16; val GePtr = 17; val GeLeafFlt = 18; val GeAd = 19; val GeOk = 20
+    val Gl = 21
+    val n = 22
+  }
+  private def hostFetchOf(x: WalkSlot): Bool = x.forData && isCmd(x.cmd, AccessCmd.Exec)
+  /** A table (page number) whose entries' GPAs are in the host's input range: the bits of
+    * `target` above the GPA range are the table's (an entry's index and a leaf's offset within
+    * its page stay below bit 12 + 27 <= gpaBits).
+    */
+  private def gpaOk(table: UInt): Bool = {
+    val lo = p.gpaBits - 12
+    if (table.getWidth > lo) !table(table.getWidth - 1, lo).orR else true.B
+  }
+  require(p.gpaBits - 12 >= 27, "a guest leaf's offset must stay below the GPA range's top")
+  private case class EntryDec(bus: Bool, flt: Bool, res: Bool, ptr: Bool, leafFlt: Bool, ad: Bool, ok: Bool)
+  /** The verdict of the entry in `pte` as a host (`host`) or guest entry, exclusive, in the
+    * order of the checks: bus error, not valid, reserved bits, the format's page fault, a
+    * pointer; at a leaf: the permission check (and the host's U), then the A/D need (a fault
+    * without hardware A/D).
+    */
+  private def entryDec(s: WalkSlot, host: Boolean): EntryDec = {
+    val e = if (host) h.decode(s.pte, s.hLevel, p.paBits) else g.decode(s.pte, s.gLevel, 64)
+    val acc = if (host) h.accumulate(s.hPerm, e.perm, e.leaf) else g.accumulate(s.gPerm, e.perm, e.leaf)
+    val write = if (host) hostWriteOf(s) else isCmd(s.cmd, AccessCmd.Write)
+    val denied =
+      if (host) (h.userRequired.B && !e.perm.u) || hostDenies(acc, write, hostFetchOf(s))
+      else guestDenies(acc, s.cmd, s.user)
+    val needAd = !e.a || (write && !e.d)
+    val early = s.memErr || !e.valid || e.reserved || e.pageFault
+    val leaf = !early && e.leaf
+    EntryDec(
+      bus = s.memErr,
+      flt = !s.memErr && (!e.valid || (!e.reserved && e.pageFault)),
+      res = !s.memErr && e.valid && e.reserved,
+      ptr = !early && !e.leaf,
+      leafFlt = leaf && (denied || (needAd && (!p.hardwareAd).B)),
+      ad = leaf && !denied && needAd && p.hardwareAd.B,
+      ok = leaf && !denied && !needAd
+    )
+  }
+  /** The decision vector of slot `s` in state `st`, from its own registers. */
+  private def decisionsOf(s: WalkSlot, st: WalkState.Type): Vec[Bool] = {
+    val d = WireDefault(VecInit(Seq.fill(Br.n)(false.B)))
+    val inS = st === Start
+    val res = isCmd(s.cmd, AccessCmd.Reserved)
+    val rng = !g.inRange(s.gva)
+    d(Br.SRes) := inS && res; d(Br.SRng) := inS && !res && rng; d(Br.SGo) := inS && !res && !rng
+    val hs = st === HostStart
+    val ok = inGpaRange(s.target)
+    d(Br.HOk) := hs && ok; d(Br.HRng) := hs && !ok
+    for ((host, inE, base) <- Seq((true, st === HostEntry, Br.HeBus), (false, st === GuestEntry, Br.GeBus))) {
+      val c = entryDec(s, host)
+      Seq(c.bus, c.flt, c.res, c.ptr, c.leafFlt, c.ad, c.ok).zipWithIndex.foreach { case (b, k) => d(base + k) := inE && b }
     }
-    /** The host translated `target` to frame `hpn`: read the guest entry there, or answer. */
-    def hostDone(hpn: UInt, size: UInt, perm: Perm): Unit = {
-      n.hSize := size; n.hPerm := perm
-      when(s.forData) { n.ppn := hpn; nst := Done }
-        .otherwise { n.pteAddr := Cat(hpn, s.target(11, 0)); nst := ReadGuest }
-    }
-    val hostWrite = hostWriteOf(s)
-    val hostFetch = s.forData && isCmd(s.cmd, AccessCmd.Exec)
-    val hostRoot = if (p.hRootDrop > 0) Cat(s.hRoot, 0.U(p.hRootDrop.W)) else s.hRoot
-    val gvpn = gvpnOf(s)
+    val hl = st === HostLeafDone
+    d(Br.HlData) := hl && s.forData; d(Br.HlGuest) := hl && !s.forData
+    d(Br.Gl) := st === GuestLeafDone
+    d
+  }
+  /** The decision vector after slot `s`'s turn of decision `dr` (the next state's, from the
+    * registers the turn leaves unchanged and the values it writes): a slot may be served again
+    * in the cycle after its turn.
+    */
+  private def decisionsAfter(s: WalkSlot, dr: Vec[Bool]): Vec[Bool] = {
+    val a = WireDefault(VecInit(Seq.fill(Br.n)(false.B)))
+    val toHs = dr(Br.SGo) || dr(Br.GePtr) || dr(Br.Gl)
+    val startTable = Mux(gSelHit, gSelEnt.table, s.gTable)
+    // (a guest pointer's table, or a guest leaf's frame, whose bits above the leaf's offset
+    // are the entry's: its page number as the format places it in `pte`)
+    val okNext = Mux(dr(Br.SGo), gpaOk(startTable), gpaOk(g.decode(s.pte, s.gLevel, 64).ppn(g.ppnWidth - 1, 0)))
+    a(Br.HOk) := toHs && okNext; a(Br.HRng) := toHs && !okNext
+    a(Br.HlData) := dr(Br.HeOk) && s.forData; a(Br.HlGuest) := dr(Br.HeOk) && !s.forData
+    a(Br.Gl) := dr(Br.GeOk)
+    a
+  }
+  /** Each slot's decision for its next turn, registered: a slot is served at the earliest in the
+    * cycle after it entered its engine state (the engine's choice is registered), and its
+    * registers change only by its own turn while it waits; a slot served again right after its
+    * turn takes the decision of the state that turn led to.
+    */
+  private val decR = RegInit(VecInit(Seq.fill(W)(VecInit(Seq.fill(Br.n)(false.B)))))
+  private val decNow = (0 until W).map(i => decisionsOf(slot(i), state(i)))
+  for (i <- 0 until W) decR(i) := Mux(goI(i), decisionsAfter(slot(i), decR(i)), decNow(i))
+  // `goF` of the next cycle: after a match the select (no turn); after a select the turn of the
+  // same slot; otherwise the slot the engine chooses now, if it is then in an engine state
+  // without lookup: its state now, or, if it takes its turn now, the state that turn leads to
+  // (from its registered decision).
+  private val hsLook = lookStates.contains(HostStart)
+  for (i <- 0 until W) {
+    val dr = decR(i)
+    val plainAfter = dr(Br.HeOk) || dr(Br.GeOk) || (if (hsLook) false.B else dr(Br.SGo) || dr(Br.GePtr) || dr(Br.Gl))
+    val plainNow = wantsEngine(i) && !lookState(state(i))
+    goI(i) := !matchTurn && (selectI(i) || (!selectTurn && engine.oneHot(i) && Mux(goI(i), plainAfter, plainNow)))
+  }
+
+  /** Slot `i`'s turn: every written register is an AND-OR of its branches' values under their
+    * registered decision bits, enabled by `go` AND those bits (written last, after the other
+    * writers of the slot registers, which act only in other states). Returns the turn's cache
+    * operations and the entries it would fill.
+    */
+  private def turnOf(i: Int): (TurnOps, GuestPwcEntry, HostPwcEntry, NestedTlbEntry) = {
+    val s = slot(i)
+    val dr = decR(i)
+    val go = goI(i)
+    def d(k: Int): Bool = dr(k)
+    def any(ks: Int*): Bool = anyOf(ks.map(d))
+    // HostStart in range: the registered lookup's outcome
+    val hOk = d(Br.HOk)
+    val tHit = hOk && tSelHit
+    val hTDeny = tHit && tSelDeny
+    val hTData = tHit && !tSelDeny && s.forData
+    val hTGuest = tHit && !tSelDeny && !s.forData
+    val hRead = hOk && !tSelHit
+
     val gEntry = g.decode(s.pte, s.gLevel, 64)
     val hEntry = h.decode(s.pte, s.hLevel, p.paBits)
-    switch(st) {
-      is(Start) {
-        when(isCmd(s.cmd, AccessCmd.Reserved)) { fault(Fault.Reserved, 0, 0.U, 0.U) }
-          .elsewhen(!g.inRange(s.gva)) { fault(Fault.Range, 0, g.topLevel.U, 0.U) }
-          .otherwise {
-            val (hit, ent, way) = (gSelHit, gSelEnt, gSelWay)
-            val level = Mux(hit, gSelNext, g.topLevel.U)
-            val table = Mux(hit, ent.table, s.gTable)
-            when(hit) { ops.useG := true.B }
-            when(go && hit) { gpwcHit := true.B }
-            n.gLevel := level; n.gTable := table; n.gPerm := Mux(hit, ent.perm, allPerm)
-            n.target := entryAddr(table, g.index(s.gva, level), p.targetBits); n.forData := false.B
-            nst := HostStart
-          }
-      }
-      is(HostStart) {
-        val gpn = gpnOf(s.target)
-        val (tHit, tEnt, tWay) = (tSelHit, tSelEnt, tSelWay)
-        val (pHit, pEnt, pWay) = (pSelHit, pSelEnt, pSelWay)
-        when(!inGpaRange(s.target)) { fault(Fault.Range, 1, h.topLevel.U, s.target) }
-          .elsewhen(tHit) {
-            ops.useT := true.B
-            when(go) { ntlbHit := true.B }
-            n.hLevel := tEnt.size
-            when(hostDenies(tEnt.perm, hostWrite, hostFetch)) { fault(Fault.Host, 1, tEnt.size, s.target) }
-              .otherwise { hostDone(frame(tEnt.base, tEnt.size, gpn), tEnt.size, tEnt.perm) }
-          }
-          .otherwise {
-            when(pHit) { ops.useH := true.B }
-            when(go && pHit) { hpwcHit := true.B }
-            val level = Mux(pHit, pSelNext, h.topLevel.U)
-            val table = Mux(pHit, pEnt.table, hostRoot)
-            n.hLevel := level; n.hPerm := Mux(pHit, pEnt.perm, allPerm)
-            n.pteAddr := entryAddr(table, h.index(s.target, level), p.paBits)
-            nst := ReadHost
-          }
-      }
-      is(HostEntry) {
-        val acc = h.accumulate(s.hPerm, hEntry.perm, hEntry.leaf)
-        val table = hEntry.ppn(p.paBits - 13, 0)
-        when(s.memErr) { fault(Fault.Bus, 1, s.hLevel, s.target) }
-          .elsewhen(!hEntry.valid) { fault(Fault.Host, 1, s.hLevel, s.target) }
-          .elsewhen(hEntry.reserved) { fault(Fault.Reserved, 1, s.hLevel, s.target) }
-          .elsewhen(hEntry.pageFault) { fault(Fault.Host, 1, s.hLevel, s.target) }
-          .elsewhen(!hEntry.leaf) {
-            ops.fillH := canFill
-            n.hLevel := s.hLevel - 1.U; n.hPerm := acc
-            n.pteAddr := entryAddr(table, h.index(s.target, s.hLevel - 1.U), p.paBits)
-            nst := ReadHost
-          }
-          .otherwise {
-            n.hPerm := acc
-            n.leafD := hEntry.d
-            val userDenied = h.userRequired.B && !hEntry.perm.u
-            when(userDenied || hostDenies(acc, hostWrite, hostFetch)) { fault(Fault.Host, 1, s.hLevel, s.target) }
-              .elsewhen(!hEntry.a || (hostWrite && !hEntry.d)) {
-                if (p.hardwareAd) { n.adHost := true.B; n.adNeedD := hostWrite; nst := Lock }
-                else fault(Fault.Host, 1, s.hLevel, s.target)
-              }
-              .otherwise { nst := HostLeafDone }
-          }
-      }
-      is(HostLeafDone) {
-        val base = hEntry.ppn(p.paBits - 13, 0) & keep(s.hLevel, p.paBits - 12)
-        val gpn = gpnOf(s.target)
-        ops.fillT := canFill
-        hostDone(frame(base, s.hLevel, gpn), s.hLevel, s.hPerm)
-      }
-      is(GuestEntry) {
-        val acc = g.accumulate(s.gPerm, gEntry.perm, gEntry.leaf)
-        val table = gEntry.ppn(g.ppnWidth - 1, 0)
-        when(s.memErr) { fault(Fault.Bus, 0, s.gLevel, s.target) }
-          .elsewhen(!gEntry.valid) { fault(Fault.Guest, 0, s.gLevel, s.target) }
-          .elsewhen(gEntry.reserved) { fault(Fault.Reserved, 0, s.gLevel, s.target) }
-          .elsewhen(gEntry.pageFault) { fault(Fault.Guest, 0, s.gLevel, s.target) }
-          .elsewhen(!gEntry.leaf) {
-            ops.fillG := canFill
-            n.gLevel := s.gLevel - 1.U; n.gTable := table; n.gPerm := acc
-            n.target := entryAddr(table, g.index(s.gva, s.gLevel - 1.U), p.targetBits); n.forData := false.B
-            nst := HostStart
-          }
-          .otherwise {
-            n.gPerm := acc
-            when(guestDenies(acc, s.cmd, s.user)) { fault(Fault.Guest, 0, s.gLevel, s.target) }
-              .elsewhen(!gEntry.a || (isCmd(s.cmd, AccessCmd.Write) && !gEntry.d)) {
-                if (p.hardwareAd) { n.adHost := false.B; n.adNeedD := isCmd(s.cmd, AccessCmd.Write); nst := Lock }
-                else fault(Fault.Guest, 0, s.gLevel, s.target)
-              }
-              .otherwise { nst := GuestLeafDone }
-          }
-      }
-      is(GuestLeafDone) {
-        val base = gEntry.ppn(g.ppnWidth - 1, 0)
-        n.target := Cat(frame(base, s.gLevel, gvpn), s.gva(11, 0)).pad(p.targetBits)
-        n.forData := true.B
-        n.gSize := s.gLevel
-        nst := HostStart
-      }
+    val gAcc = g.accumulate(s.gPerm, gEntry.perm, gEntry.leaf)
+    val hAcc = h.accumulate(s.hPerm, hEntry.perm, hEntry.leaf)
+    val gvpn = gvpnOf(s)
+    val gpn = gpnOf(s.target)
+    val hostRoot = if (p.hRootDrop > 0) Cat(s.hRoot, 0.U(p.hRootDrop.W)) else s.hRoot
+    val gPteTable = gEntry.ppn(g.ppnWidth - 1, 0)
+    val hPteTable = hEntry.ppn(p.paBits - 13, 0)
+    val startLevel = Mux(gSelHit, gSelNext, g.topLevel.U)
+    val startTable = Mux(gSelHit, gSelEnt.table, s.gTable)
+    val hReadLevel = Mux(pSelHit, pSelNext, h.topLevel.U)
+    val hReadTable = Mux(pSelHit, pSelEnt.table, hostRoot)
+    val tFrame = frame(tSelEnt.base, tSelEnt.size, gpn)
+    val hlBase = hPteTable & keep(s.hLevel, p.paBits - 12)
+    val hlFrame = frame(hlBase, s.hLevel, gpn)
+
+    def fit(x: UInt, w: Int): UInt = x.pad(w)(w - 1, 0)
+    def write(dst: UInt, ws: (Bool, UInt)*): Unit = {
+      val c = ws.map(_._1)
+      val w = dst.getWidth
+      put(i, dst, go && anyOf(c), if (ws.size == 1) fit(ws.head._2, w) else Mux1H(c, ws.map(x => fit(x._2, w))))
     }
+    def writePerm(dst: Perm, ws: (Bool, Perm)*): Unit = {
+      val c = ws.map(_._1)
+      put(i, dst, go && anyOf(c), if (ws.size == 1) ws.head._2 else Mux1H(c, ws.map(_._2)))
+    }
+    val hLeafEnd = any(Br.HeLeafFlt, Br.HeAd, Br.HeOk)
+    val gLeafEnd = any(Br.GeLeafFlt, Br.GeAd, Br.GeOk)
+    val hFault = any(Br.HeBus, Br.HeFlt, Br.HeRes, Br.HeLeafFlt)
+    val gFault = any(Br.GeBus, Br.GeFlt, Br.GeRes, Br.GeLeafFlt)
+    // faults: code, stage, level (a fault's GPA is `target`)
+    write(s.fault, d(Br.SRes) -> Fault.Reserved.U, d(Br.SRng) -> Fault.Range.U, d(Br.HRng) -> Fault.Range.U,
+      hTDeny -> Fault.Host.U, d(Br.HeBus) -> Fault.Bus.U, d(Br.HeFlt) -> Fault.Host.U, d(Br.HeRes) -> Fault.Reserved.U,
+      d(Br.HeLeafFlt) -> Fault.Host.U, d(Br.GeBus) -> Fault.Bus.U, d(Br.GeFlt) -> Fault.Guest.U,
+      d(Br.GeRes) -> Fault.Reserved.U, d(Br.GeLeafFlt) -> Fault.Guest.U)
+    write(s.faultStage, any(Br.SRes, Br.SRng) -> 0.U, (d(Br.HRng) || hTDeny || hFault) -> 1.U, gFault -> 0.U)
+    write(s.faultLevel, d(Br.SRes) -> 0.U, d(Br.SRng) -> g.topLevel.U, d(Br.HRng) -> h.topLevel.U,
+      hTDeny -> tSelEnt.size, hFault -> s.hLevel, gFault -> s.gLevel)
+    // next state
+    val toDone = any(Br.SRes, Br.SRng, Br.HRng, Br.HlData) || hTDeny || hTData || hFault || gFault
+    val nextState = Mux1H(Seq(
+      toDone -> Done.asUInt,
+      (hTGuest || d(Br.HlGuest)) -> ReadGuest.asUInt,
+      (hRead || d(Br.HePtr)) -> ReadHost.asUInt,
+      any(Br.SGo, Br.GePtr, Br.Gl) -> HostStart.asUInt,
+      any(Br.HeAd, Br.GeAd) -> Lock.asUInt,
+      d(Br.HeOk) -> HostLeafDone.asUInt,
+      d(Br.GeOk) -> GuestLeafDone.asUInt
+    ))
+    put(i, state(i), go, nextState)
+    // guest side
+    write(s.gLevel, d(Br.SGo) -> startLevel, d(Br.GePtr) -> (s.gLevel - 1.U))
+    write(s.gTable, d(Br.SGo) -> startTable, d(Br.GePtr) -> gPteTable)
+    writePerm(s.gPerm, d(Br.SGo) -> Mux(gSelHit, gSelEnt.perm, allPerm), (d(Br.GePtr) || gLeafEnd) -> gAcc)
+    write(s.target,
+      d(Br.SGo) -> entryAddr(startTable, g.index(s.gva, startLevel), p.targetBits),
+      d(Br.GePtr) -> entryAddr(gPteTable, g.index(s.gva, s.gLevel - 1.U), p.targetBits),
+      d(Br.Gl) -> Cat(frame(gPteTable, s.gLevel, gvpn), s.gva(11, 0)))
+    write(s.forData, any(Br.SGo, Br.GePtr) -> false.B, d(Br.Gl) -> true.B)
+    write(s.gSize, d(Br.Gl) -> s.gLevel)
+    // host side
+    write(s.hLevel, (hTDeny || hTData || hTGuest) -> tSelEnt.size, hRead -> hReadLevel, d(Br.HePtr) -> (s.hLevel - 1.U))
+    writePerm(s.hPerm, (hTData || hTGuest) -> tSelEnt.perm, hRead -> Mux(pSelHit, pSelEnt.perm, allPerm),
+      (d(Br.HePtr) || hLeafEnd) -> hAcc)
+    write(s.hSize, (hTData || hTGuest) -> tSelEnt.size, any(Br.HlData, Br.HlGuest) -> s.hLevel)
+    write(s.ppn, hTData -> tFrame, d(Br.HlData) -> hlFrame)
+    write(s.pteAddr, hTGuest -> Cat(tFrame, s.target(11, 0)), hRead -> entryAddr(hReadTable, h.index(s.target, hReadLevel), p.paBits),
+      d(Br.HePtr) -> entryAddr(hPteTable, h.index(s.target, s.hLevel - 1.U), p.paBits),
+      d(Br.HlGuest) -> Cat(hlFrame, s.target(11, 0)))
+    write(s.leafD, hLeafEnd -> hEntry.d)
+    write(s.adHost, d(Br.HeAd) -> true.B, d(Br.GeAd) -> false.B)
+    write(s.adNeedD, d(Br.HeAd) -> hostWriteOf(s), d(Br.GeAd) -> isCmd(s.cmd, AccessCmd.Write))
+
+    val canFill = !s.noFill && !io.flush.fire
+    val ops = Wire(new TurnOps)
+    ops.useG := d(Br.SGo) && gSelHit
+    ops.useT := tHit
+    ops.useH := hRead && pSelHit
+    ops.fillG := d(Br.GePtr) && canFill
+    ops.fillH := d(Br.HePtr) && canFill
+    ops.fillT := any(Br.HlData, Br.HlGuest) && canFill
     // The entries this slot's turn would fill, from its own registers (whether it fills is
     // `ops`): selected by the registered `cur` (an AND-OR), not through the turn's conditions.
     val gx = Wire(new GuestPwcEntry(p))
     gx.vmid := s.vmid; gx.asid := s.asid; gx.level := s.gLevel; gx.vpn := gvpn
-    gx.table := gEntry.ppn(g.ppnWidth - 1, 0); gx.perm := g.accumulate(s.gPerm, gEntry.perm, gEntry.leaf)
+    gx.table := gPteTable; gx.perm := gAcc
     val hx = Wire(new HostPwcEntry(p))
-    hx.vmid := s.vmid; hx.level := s.hLevel; hx.gpn := gpnOf(s.target)
-    hx.table := hEntry.ppn(p.paBits - 13, 0); hx.perm := h.accumulate(s.hPerm, hEntry.perm, hEntry.leaf)
+    hx.vmid := s.vmid; hx.level := s.hLevel; hx.gpn := gpn
+    hx.table := hPteTable; hx.perm := hAcc
     val tx = Wire(new NestedTlbEntry(p))
-    tx.vmid := s.vmid; tx.size := s.hLevel(1, 0); tx.gpn := gpnOf(s.target)
-    tx.base := hEntry.ppn(p.paBits - 13, 0) & keep(s.hLevel, p.paBits - 12); tx.perm := s.hPerm; tx.d := s.leafD
-    Turn(n, nst, ops, gx, hx, tx)
+    tx.vmid := s.vmid; tx.size := s.hLevel(1, 0); tx.gpn := gpn
+    tx.base := hlBase; tx.perm := s.hPerm; tx.d := s.leafD
+    (ops, gx, hx, tx)
   }
 
-  private val turns = (0 until W).map(i => turnOf(slot(i), state(i), i, goI(i)))
   private val turn = anyOf(goI)
-  for (i <- 0 until W) {
-    when(goI(i)) { slot(i) := turns(i).next; state(i) := turns(i).state }
-  }
+  // (the turns' writes come after every other writer of the slot registers, at the end of the
+  // responses below)
+  private val turnOps = Wire(Vec(W, new TurnOps))
+  private val turnG = Wire(Vec(W, new GuestPwcEntry(p)))
+  private val turnH = Wire(Vec(W, new HostPwcEntry(p)))
+  private val turnT = Wire(Vec(W, new NestedTlbEntry(p)))
   /** The served slot's cache operations: the data every cycle from `cur`, the enables from its turn. */
-  private def served(f: TurnOps => Bool): Bool = anyOf((0 until W).map(i => goI(i) && f(turns(i).ops)))
+  private def served(f: TurnOps => Bool): Bool = anyOf((0 until W).map(i => goI(i) && f(turnOps(i))))
   private val fills = Seq(served(_.fillG), served(_.fillH), served(_.fillT))
   filled := fills.reduce(_ || _)
+  private val gpwcHit = served(_.useG)
+  private val hpwcHit = served(_.useH)
+  private val ntlbHit = served(_.useT)
   gpwc.foreach { c =>
-    c.fillBits(Mux1H(curOH, turns.map(_.gx)), cur, sameG.get); when(fills(0)) { c.fillGo() }
-    c.useBits(gSelWay, cur); when(served(_.useG)) { c.useGo() }
+    c.fillBits(Mux1H(curOH, turnG), cur, sameG.get); when(fills(0)) { c.fillGo() }
+    c.useBits(gSelWay, cur); when(gpwcHit) { c.useGo() }
   }
   hpwc.foreach { c =>
-    c.fillBits(Mux1H(curOH, turns.map(_.hx)), cur, sameH.get); when(fills(1)) { c.fillGo() }
-    c.useBits(pSelWay, cur); when(served(_.useH)) { c.useGo() }
+    c.fillBits(Mux1H(curOH, turnH), cur, sameH.get); when(fills(1)) { c.fillGo() }
+    c.useBits(pSelWay, cur); when(hpwcHit) { c.useGo() }
   }
   ntlb.foreach { c =>
-    c.fillBits(Mux1H(curOH, turns.map(_.tx)), cur, sameT.get); when(fills(2)) { c.fillGo() }
-    c.useBits(tSelWay, cur); when(served(_.useT)) { c.useGo() }
+    c.fillBits(Mux1H(curOH, turnT), cur, sameT.get); when(fills(2)) { c.fillGo() }
+    c.useBits(tSelWay, cur); when(ntlbHit) { c.useGo() }
   }
 
   // ---- memory port -------------------------------------------------------------------------
@@ -440,16 +555,18 @@ class NestedWalker(val p: WalkerParams) extends Module {
   io.mem_req.bits.wdata := Mux(mWrite, ms.adData, 0.U)
   io.mem_req.bits.wmask := Mux(mWrite, Mux(ms.adHost, (1 << h.adByte).U, (1 << g.adByte).U), 0.U)
   when(io.mem_req.fire) { mem.granted() }
-  for (i <- 0 until W) when(io.mem_req.ready && mem.oneHot(i)) {
-    state(i) := MemWait
-    slot(i).memKind := MuxLookup(state(i).asUInt, MemKind.Write.U)(
+  for (i <- 0 until W) {
+    val issue = io.mem_req.ready && mem.oneHot(i)
+    putState(i, issue, MemWait)
+    put(i, slot(i).memKind, issue, MuxLookup(state(i).asUInt, MemKind.Write.U)(
       Seq(
         ReadHost.asUInt -> MemKind.HostEntry.U,
         ReadGuest.asUInt -> MemKind.GuestEntry.U,
         ReadLocked.asUInt -> MemKind.Locked.U
       )
-    )
-    when(slotWrite(i)) { slot(i).memWrites := slot(i).memWrites + 1.U }.otherwise { slot(i).memReads := slot(i).memReads + 1.U }
+    ))
+    put(i, slot(i).memWrites, issue && slotWrite(i), slot(i).memWrites + 1.U)
+    put(i, slot(i).memReads, issue && !slotWrite(i), slot(i).memReads + 1.U)
   }
 
   // ---- A/D locks: one read-modify-write of a leaf address at a time ---------------------------
@@ -464,10 +581,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     (0 until W).filter(_ != i).map(j => !(holds(j) && slot(j).pteAddr === slot(i).pteAddr)).foldLeft(true.B)(_ && _)
   }
   private val lock = new RoundRobin(W)((0 until W).map(i => state(i) === Lock && lockFree(i)))
-  when(lock.valid) {
-    lock.granted()
-    state(lock.index) := ReadLocked
-  }
+  when(lock.valid) { lock.granted() }
+  for (i <- 0 until W) putState(i, lock.valid && lock.oneHot(i), ReadLocked)
 
   // ---- memory responses (always accepted: each slot keeps its own entry register) ----------
   io.mem_resp.ready := true.B
@@ -480,33 +595,29 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val need = aBit | Mux(sl.adNeedD, dBit, 0.U)
     val hasA = Mux(sl.adHost, r.rdata(h.aBit), r.rdata(g.aBit))
     val hasD = Mux(sl.adHost, r.rdata(h.dBit), r.rdata(g.dBit))
-    val resume = Mux(sl.adHost, HostLeafDone, GuestLeafDone)
     val level = Mux(sl.adHost, sl.hLevel, sl.gLevel)
-    def busFault(): Unit = {
-      sl.fault := Fault.Bus.U; sl.faultStage := sl.adHost.asUInt; sl.faultLevel := level
-      state(i) := Done
-    }
-    when(respSlot(i)) {
-      switch(sl.memKind) {
-        is(MemKind.HostEntry.U) { sl.pte := r.rdata; sl.memErr := r.error; state(i) := HostEntry }
-        is(MemKind.GuestEntry.U) { sl.pte := r.rdata; sl.memErr := r.error; state(i) := GuestEntry }
-        is(MemKind.Locked.U) {
-          when(r.error) { busFault() }
-            .otherwise {
-              sl.leafD := sl.leafD || sl.adNeedD
-              when(hasA && (hasD || !sl.adNeedD)) { state(i) := resume }
-                .otherwise {
-                  sl.adData := r.rdata | need
-                  sl.dirtyOnWrite := sl.adHost && sl.adNeedD && !hasD
-                  state(i) := WriteAd
-                }
-            }
-        }
-        is(MemKind.Write.U) {
-          when(r.error) { busFault() }.otherwise { state(i) := Mux(sl.dirtyOnWrite, Dirty, resume) }
-        }
-      }
-    }
+    val c = respSlot(i)
+    def kind(k: Int): Bool = c && sl.memKind === k.U
+    // an entry read: the entry and its bus error, checked by the slot's next turn
+    val entry = kind(MemKind.HostEntry) || kind(MemKind.GuestEntry)
+    put(i, sl.pte, entry, r.rdata); put(i, sl.memErr, entry, r.error)
+    putState(i, kind(MemKind.HostEntry), HostEntry); putState(i, kind(MemKind.GuestEntry), GuestEntry)
+    // the locked re-read or the A/D write: a bus error ends the walk
+    val bus = (kind(MemKind.Locked) || kind(MemKind.Write)) && r.error
+    put(i, sl.fault, bus, Fault.Bus.U); put(i, sl.faultStage, bus, sl.adHost.asUInt); put(i, sl.faultLevel, bus, level)
+    putState(i, bus, Done)
+    // the locked re-read: A (and D) already set -> resume, else write them
+    val locked = kind(MemKind.Locked) && !r.error
+    val set = hasA && (hasD || !sl.adNeedD)
+    put(i, sl.leafD, locked, sl.leafD || sl.adNeedD)
+    put(i, sl.adData, locked && !set, r.rdata | need)
+    put(i, sl.dirtyOnWrite, locked && !set, sl.adHost && sl.adNeedD && !hasD)
+    putState(i, locked && !set, WriteAd)
+    // the A/D write done: the dirty event (a host D set by it), else resume
+    val written = kind(MemKind.Write) && !r.error
+    putState(i, written && sl.dirtyOnWrite, Dirty)
+    val resume = (locked && set) || (written && !sl.dirtyOnWrite)
+    putState(i, resume && sl.adHost, HostLeafDone); putState(i, resume && !sl.adHost, GuestLeafDone)
   }
 
   // ---- dirty events --------------------------------------------------------------------------
@@ -519,7 +630,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
   io.dirty.bits.vmid := ds.vmid
   io.dirty.bits.asid := ds.asid
   io.dirty.bits.pageTable := !ds.forData
-  when(io.dirty.fire) { dirtyPick.granted(); state(dirtyPick.index) := HostLeafDone }
+  when(io.dirty.fire) { dirtyPick.granted() }
+  for (i <- 0 until W) putState(i, io.dirty.ready && dirtyPick.oneHot(i), HostLeafDone)
 
   // ---- responses -----------------------------------------------------------------------------
   private val respPick = new RoundRobin(W, fast = true)(state.map(_ === Done))
@@ -544,18 +656,24 @@ class NestedWalker(val p: WalkerParams) extends Module {
   io.resp.bits.memReads := rs.memReads
   io.resp.bits.memWrites := rs.memWrites
   when(io.resp.fire) { respPick.granted() }
-  for (i <- 0 until W) when(respFireOH(i)) { state(i) := Idle }
+  for (i <- 0 until W) putState(i, respFireOH(i), Idle)
   for (c <- Seq(gpwc, hpwc, ntlb)) c.foreach { c =>
     c.dropMask((0 until W).map(i => respFireOH(i) && respBus(i)))
     c.confirmMask((0 until W).map(i => respFireOH(i) && !respBus(i)))
+  }
+
+  // ---- the turns, and every write of the slot registers (see `writes`) -----------------------
+  for (i <- 0 until W) {
+    val (o, gx, hx, tx) = turnOf(i)
+    turnOps(i) := o; turnG(i) := gx; turnH(i) := hx; turnT(i) := tx
   }
 
   // ---- flush ---------------------------------------------------------------------------------
   io.flush.ready := true.B
   private val fk = io.flush.bits.kind
   private val flushAll = fk === FlushKind.All.U || fk === 3.U
+  for (i <- 0 until W) put(i, slot(i).noFill, io.flush.fire && busy(i), true.B)
   when(io.flush.fire) {
-    for (i <- 0 until W) when(busy(i)) { slot(i).noFill := true.B }
     // a fill decided in the previous cycle lands in this one, and the one that landed in the
     // previous cycle writes its entry in this one (AssocCache writeLate): the flush wins over
     // both (they were asked for by walks in flight at the flush), and the entry the second was
@@ -569,6 +687,22 @@ class NestedWalker(val p: WalkerParams) extends Module {
     )
     hpwc.foreach(c => c.invalidate(c.entries.map(x => flushAll || (fk === FlushKind.Vmid.U && x.vmid === io.flush.bits.vmid))))
     ntlb.foreach(c => c.invalidate(c.entries.map(x => flushAll || (fk === FlushKind.Vmid.U && x.vmid === io.flush.bits.vmid))))
+  }
+
+  // every slot register and state: one AND-OR of its writers' values, enabled by the OR of their
+  // conditions (exclusive, see `writes`)
+  for (i <- 0 until W; (dst, ws) <- writes(i)) {
+    val c = ws.map(_._1)
+    val vs = ws.map(_._2)
+    def v: Data = if (vs.size == 1) vs.head else Mux1H(c, vs)
+    when(anyOf(c)) {
+      dst match {
+        case st: WalkState.Type => st := WalkState.safe(v.asUInt)._1
+        case b: Bool            => b := v.asUInt.asBool
+        case u: UInt            => u := (if (vs.size == 1) vs.head.asUInt else Mux1H(c, vs.map(_.asUInt))).pad(u.getWidth)(u.getWidth - 1, 0)
+        case x                  => x := v
+      }
+    }
   }
 
   // ---- counters ------------------------------------------------------------------------------
@@ -624,6 +758,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.fillValid := RegNext(RegNext(turn && filled, false.B) && !io.flush.fire, false.B) && !io.flush.fire
     d.fillSlot := RegNext(RegNext(e))
     d.respHostPerm := rs.hPerm
+    d.decOk := VecInit((0 until W).map(i => goI(i) === goF(i) && (!goI(i) || decR(i).asUInt === decNow(i).asUInt))).asUInt
     for (i <- 0 until W) {
       val x = slot(i)
       d.slotState(i) := state(i).asUInt; d.slotGLevel(i) := x.gLevel; d.slotHLevel(i) := x.hLevel

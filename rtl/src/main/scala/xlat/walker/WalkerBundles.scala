@@ -129,6 +129,10 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
   /** The step engine filled a cache entry this cycle, for the slot `fillSlot`. */
   val fillValid = Bool()
   val fillSlot = UInt(p.slotBits.W)
+  /** Per slot (bit i): the registered turn enable is the engine's (from its choice and the
+    * slot's state), and when it is set the registered turn decision is the one of the slot's
+    * registers (both are registered a cycle ahead). */
+  val decOk = UInt(p.walkers.W)
   /** Host permission of the final mapping in a success response (r, w, x). */
   val respHostPerm = new Perm
   /** Per slot: the [[WalkState]] (as its encoding), the walk's position and request fields,
