@@ -91,13 +91,22 @@ TARGET_MHZ = 100  # nextpnr timing-driven target; Fmax is reported whether met o
 # router2 (nextpnr's newer router): router1, the ECP5 default, had not finished routing the
 # 55%-full L2 design after 8 min; router2 routes it in a few minutes.
 ROUTER = "router2"
-# nextpnr seed per configuration (others: --seed, default 1). With seed 1 router2 does not converge
-# on babelfish_l2 (about 3 600 resources stay overused, on the 45k and the 85k); seed 2 routes.
+# nextpnr seed per configuration (others: --seed, default 1). babelfish_l2 keeps seed 2, the seed of
+# its routed router1 run (chosen when router2 was its router: with seed 1 router2 did not converge
+# on the single-cycle L2, with seed 2 it did).
 CONFIG_SEEDS = {"babelfish_l2": 2}
 # router per configuration (others: ROUTER). On the pipelined babelfish_l1 (latency 4) router2
 # does not converge (overused resources fall to about 2 900, then climb back over 5 000 by
 # iteration 46); router1 routes it (88.5 MHz, 2026-11-24).
-CONFIG_ROUTERS = {"babelfish_l1": "router1", "babelfish_l1_noshare": "router1"}
+# The L2 configurations (DP16KD-backed, 2026-11-25): router2 never converges on them (overuse
+# bottoms out near 9 000 wires and grows, whatever the netlist's size), while router1 routes
+# babelfish_l2 from the same placement (100.1 MHz, 27.6 min of routing at load 15 on 2 cores).
+CONFIG_ROUTERS = {"babelfish_l1": "router1", "babelfish_l1_noshare": "router1",
+                  "babelfish_l2": "router1", "babelfish_l2_noshare": "router1"}
+# nextpnr time limit per configuration (others: --pnr-timeout, default 1500 s): router1 on the
+# L2 configurations needs about 30 min (placement included) at load 15 on 2 cores.
+PNR_TIMEOUT = 1500
+CONFIG_PNR_TIMEOUTS = {"babelfish_l2": 3600, "babelfish_l2_noshare": 3600}
 
 
 def tool(name):
@@ -231,7 +240,7 @@ def parse_nextpnr_log(log_path):
             "io": util["TRELLIS_IO"][0], "critical_path": None}
 
 
-def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=1500, router=None):
+def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=PNR_TIMEOUT, router=None):
     t_start = time.time()
     cdir = os.path.join(out_dir, cfg)
     os.makedirs(cdir, exist_ok=True)
@@ -462,10 +471,11 @@ def main():
                     help="nextpnr seed for every configuration (default: 1, babelfish_l2: 2)")
     ap.add_argument("--router", choices=["router1", "router2"], default=None,
                     help="nextpnr router for every configuration (default: router2, router1 for "
-                         "babelfish_l1 and babelfish_l1_noshare)")
-    ap.add_argument("--pnr-timeout", type=int, default=1500,
+                         "babelfish_l1, babelfish_l1_noshare, babelfish_l2 and babelfish_l2_noshare)")
+    ap.add_argument("--pnr-timeout", type=int, default=None,
                     help="seconds before an unfinished nextpnr run is stopped and its post-placement "
-                         "figures are reported instead (default 1500)")
+                         "figures are reported instead (default 1500, 3600 for babelfish_l2 and "
+                         "babelfish_l2_noshare)")
     ap.add_argument("--report-only", action="store_true",
                     help="rebuild report.md/results.* from the <out>/<config>/result.json files of earlier runs")
     args = ap.parse_args()
@@ -501,7 +511,9 @@ def main():
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as ex:
         futs = {ex.submit(build_config, c, out_dir, rtl_dir,
                              args.seed if args.seed is not None else CONFIG_SEEDS.get(c, 1),
-                             args.quick, args.pnr_timeout, args.router): c for c in order}
+                             args.quick,
+                             args.pnr_timeout if args.pnr_timeout is not None else CONFIG_PNR_TIMEOUTS.get(c, PNR_TIMEOUT),
+                             args.router): c for c in order}
         for fut in cf.as_completed(futs):
             c = futs[fut]
             try:
