@@ -51,7 +51,8 @@
 //   I8  every queued response to a hole-epoch request that maps a page maps it elsewhere than F
 //   I9  queue shape: count <= depth, tail = head + count, count + answers in flight <= depth
 //   I10 a walk step in a stage register is its slot's only one: the slot is valid, sent, stepping
-//   I11 the acceptance registers computed a cycle ahead equal what they stand for (dbg_accOk)
+//   I11 the acceptance registers computed a cycle ahead equal what they stand for, and a write
+//       in stage register j keeps at least 4 - j cycles of the write shadow (dbg_accOk)
 `default_nettype none
 
 module perforated_fv (
@@ -275,7 +276,8 @@ module perforated_fv (
         for (m = 0; m < 4; m = m + 1)
           if (m != j && hValid[m] && hKind[m] == K_STEP) assert /* ai_step1 */ (hSlot[m] != hSlot[j]);
       end
-      // I11 the acceptance registers computed a cycle ahead (idle, not busy) equal their functions
+      // I11 the acceptance registers computed a cycle ahead (idle, not busy) equal their
+      // functions; a write in the stage registers has its write shadow left
       ai_acc: assert (dbg_accOk);
     end
   end

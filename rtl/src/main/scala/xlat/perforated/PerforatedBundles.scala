@@ -208,7 +208,9 @@ class PerforatedDbg(p: PerforatedParams) extends Bundle {
   val sweeping = Bool()
   /** The slot's memory response was accepted (its step is in the pipeline). */
   val slotStep = UInt(p.walkers.W)
-  /** The acceptance registers computed a cycle ahead equal what they stand for. */
+  /** The acceptance registers computed a cycle ahead equal what they stand for, and every write
+    * in the stage registers has its write shadow left (formal/perforated I11).
+    */
   val accOk = Bool()
 }
 

@@ -745,7 +745,12 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     d.respPtrOk := respq.io.ptrOk.get
     d.sweeping := sweeping
     d.slotStep := sStep.asUInt
-    d.accOk := freeR === !(shadow.busy || sweeping) && idleR === (!(shadow.busy || sweeping) && pipeEmpty)
+    // ... and a write (walk step, invalidation) in stage register j was issued j + 1 cycles ago:
+    // its shadow has at least `held.size - j` cycles left
+    val shadowOk = held.zipWithIndex.map { case (x, j) =>
+      !(x.valid && x.bits.kind =/= OpKind.Req) || shadow.atLeast(held.size - j)
+    }.reduce(_ && _)
+    d.accOk := freeR === !(shadow.busy || sweeping) && idleR === (!(shadow.busy || sweeping) && pipeEmpty) && shadowOk
   }
 }
 
