@@ -50,6 +50,9 @@
 //       every live slot has id[ID-1] = 1; while landing (pend) every valid slot is stale
 //   I8  every queued response to a hole-epoch request that maps a page maps it elsewhere than F
 //   I9  queue shape: count <= depth, tail = head + count, count + answers in flight <= depth
+//   I10 a walk step in a stage register is its slot's only one: the slot is valid, sent, stepping
+//   I11 the acceptance registers computed a cycle ahead equal what they stand for, and a write
+//       in stage register j keeps at least 4 - j cycles of the write shadow (dbg_accOk)
 `default_nettype none
 
 module perforated_fv (
@@ -120,7 +123,7 @@ module perforated_fv (
       if (inv3F) begin
         hole <= 1'b1;
         hole_by_inval <= 1'b1;
-        pend <= 3'd4;
+        pend <= 3'd5;
       end else if (pend != 3'd0) begin
         pend <= pend - 3'd1;
       end
@@ -192,11 +195,16 @@ module perforated_fv (
   assign sLppn[0] = dbg_slots_0_large_ppn; assign sLppn[1] = dbg_slots_1_large_ppn;
   assign sLperf = {dbg_slots_1_large_perforated, dbg_slots_0_large_perforated};
   assign sLfilt[0] = dbg_slots_0_large_filter; assign sLfilt[1] = dbg_slots_1_large_filter;
-  wire [2:0] hValid = {dbg_heldValid_2, dbg_heldValid_1, dbg_heldValid_0};
-  wire [1:0] hKind [0:2];
-  wire [ID-1:0] hId [0:2];
+  wire [3:0] hValid = {dbg_heldValid_3, dbg_heldValid_2, dbg_heldValid_1, dbg_heldValid_0};
+  wire [1:0] hKind [0:3];
+  wire [ID-1:0] hId [0:3];
   assign hKind[0] = dbg_heldKind_0; assign hKind[1] = dbg_heldKind_1; assign hKind[2] = dbg_heldKind_2;
+  assign hKind[3] = dbg_heldKind_3;
   assign hId[0] = dbg_heldId_0;     assign hId[1] = dbg_heldId_1;     assign hId[2] = dbg_heldId_2;
+  assign hId[3] = dbg_heldId_3;
+  wire hSlot [0:3];
+  assign hSlot[0] = dbg_heldSlot_0; assign hSlot[1] = dbg_heldSlot_1;
+  assign hSlot[2] = dbg_heldSlot_2; assign hSlot[3] = dbg_heldSlot_3;
   wire [ID-1:0] qId [0:RQ-1];
   wire [2:0] qFault [0:RQ-1];
   wire [PP-1:0] qPpn [0:RQ-1];
@@ -210,19 +218,19 @@ module perforated_fv (
   wire landed = hole && pend == 3'd0;
 
   // ---- properties ----------------------------------------------------------------------------
-  integer j, n;
+  integer j, n, m;
   reg [3:0] held_n [0:(1<<ID)-1];
   reg [2:0] answers;
   always @* begin
     for (v = 0; v < (1 << ID); v = v + 1) begin
       n = 0;
-      for (j = 0; j < 3; j = j + 1) if (hValid[j] && hKind[j] == K_REQ && hId[j] == v) n = n + 1;
+      for (j = 0; j < 4; j = j + 1) if (hValid[j] && hKind[j] == K_REQ && hId[j] == v) n = n + 1;
       for (j = 0; j < NW; j = j + 1) if (dbg_slotValid[j] && sId[j] == v) n = n + 1;
       for (j = 0; j < RQ; j = j + 1) if (j < dbg_respCount && qId[j] == v) n = n + 1;
       held_n[v] = n;
     end
     n = 0;
-    for (j = 0; j < 3; j = j + 1) if (hValid[j] && (hKind[j] == K_REQ || hKind[j] == K_STEP)) n = n + 1;
+    for (j = 0; j < 4; j = j + 1) if (hValid[j] && (hKind[j] == K_REQ || hKind[j] == K_STEP)) n = n + 1;
     answers = n;
   end
 
@@ -261,6 +269,16 @@ module perforated_fv (
       end
       // I9
       ai_qcount: assert (dbg_respCount <= RQ && dbg_respPtrOk && dbg_respCount + answers <= RQ);
+      // I10 a walk step in the pipeline is its slot's one step: the slot is valid, its read
+      // was sent and answered (slotStep); two steps in the pipeline are of different slots
+      for (j = 0; j < 4; j = j + 1) if (hValid[j] && hKind[j] == K_STEP) begin
+        assert /* ai_step */ (dbg_slotValid[hSlot[j]] && dbg_slotStep[hSlot[j]] && dbg_slotSent[hSlot[j]]);
+        for (m = 0; m < 4; m = m + 1)
+          if (m != j && hValid[m] && hKind[m] == K_STEP) assert /* ai_step1 */ (hSlot[m] != hSlot[j]);
+      end
+      // I11 the acceptance registers computed a cycle ahead (idle, not busy) equal their
+      // functions; a write in the stage registers has its write shadow left
+      ai_acc: assert (dbg_accOk);
     end
   end
 

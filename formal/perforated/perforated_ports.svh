@@ -161,12 +161,19 @@
  wire dbg_heldValid_0;
  wire dbg_heldValid_1;
  wire dbg_heldValid_2;
+ wire dbg_heldValid_3;
  wire [1:0] dbg_heldKind_0;
  wire [1:0] dbg_heldKind_1;
  wire [1:0] dbg_heldKind_2;
+ wire [1:0] dbg_heldKind_3;
  wire [1:0] dbg_heldId_0;
  wire [1:0] dbg_heldId_1;
  wire [1:0] dbg_heldId_2;
+ wire [1:0] dbg_heldId_3;
+ wire dbg_heldSlot_0;
+ wire dbg_heldSlot_1;
+ wire dbg_heldSlot_2;
+ wire dbg_heldSlot_3;
  wire [1:0] dbg_respq_0_id;
  wire [2:0] dbg_respq_0_fault;
  wire [19:0] dbg_respq_0_ppn;
@@ -210,6 +217,8 @@
  wire [4:0] dbg_respCount;
  wire dbg_respPtrOk;
  wire dbg_sweeping;
+ wire [1:0] dbg_slotStep;
+ wire dbg_accOk;
   PerforatedL2Tlb dut (
     .clock(clock),
     .reset(reset),
@@ -393,12 +402,19 @@
     .dbg_heldValid_0(dbg_heldValid_0),
     .dbg_heldValid_1(dbg_heldValid_1),
     .dbg_heldValid_2(dbg_heldValid_2),
+    .dbg_heldValid_3(dbg_heldValid_3),
     .dbg_heldKind_0(dbg_heldKind_0),
     .dbg_heldKind_1(dbg_heldKind_1),
     .dbg_heldKind_2(dbg_heldKind_2),
+    .dbg_heldKind_3(dbg_heldKind_3),
     .dbg_heldId_0(dbg_heldId_0),
     .dbg_heldId_1(dbg_heldId_1),
     .dbg_heldId_2(dbg_heldId_2),
+    .dbg_heldId_3(dbg_heldId_3),
+    .dbg_heldSlot_0(dbg_heldSlot_0),
+    .dbg_heldSlot_1(dbg_heldSlot_1),
+    .dbg_heldSlot_2(dbg_heldSlot_2),
+    .dbg_heldSlot_3(dbg_heldSlot_3),
     .dbg_respq_0_id(dbg_respq_0_id),
     .dbg_respq_0_fault(dbg_respq_0_fault),
     .dbg_respq_0_ppn(dbg_respq_0_ppn),
@@ -441,5 +457,7 @@
     .dbg_respq_3_memReads(dbg_respq_3_memReads),
     .dbg_respCount(dbg_respCount),
     .dbg_respPtrOk(dbg_respPtrOk),
-    .dbg_sweeping(dbg_sweeping)
+    .dbg_sweeping(dbg_sweeping),
+    .dbg_slotStep(dbg_slotStep),
+    .dbg_accOk(dbg_accOk)
   );

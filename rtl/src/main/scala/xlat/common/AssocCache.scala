@@ -90,6 +90,14 @@ import chisel3.util._
   * confirm in the landing or the write cycle confirms the fill; a drop of the owner of the
   * entry's previous content in the write cycle does not remove the new content.
   *
+  * ==Isolated fills (with `isolated`, needs `keyIn`, `late`)==
+  * For the clock of a caller whose fills are far apart: it guarantees that between the cycle a
+  * fill is asked and its landing no fill lands, nothing is invalidated or dropped, and that no
+  * fill landed in the cycle it asks; its same-key vector is then exact and must include the
+  * valid bits (the valid entries holding the key: at most one). The entry holding the key and
+  * the first free entry are chosen when the fill is asked, only the PLRU victim at the landing
+  * (a touch may land in between). The same behaviour as without it, under that guarantee.
+  *
   * Each operation (one lookup touch or one fill, any invalidations, one confirm and one drop)
   * may happen once a cycle; a fill wins over an invalidation or a drop of the same entry; an
   * owner's pin set in the cycle of its confirm or drop stays. A touch and a fill never share a
@@ -106,12 +114,14 @@ class AssocCache[T <: Data](
     keyIn: Boolean = false,
     ahead: Boolean = false,
     split: Boolean = false,
-    writeLate: Boolean = false
+    writeLate: Boolean = false,
+    isolated: Boolean = false
 ) {
   require(!keyIn || (late && sameKey.isDefined), "AssocCache: keyIn needs late and sameKey")
   require(!ahead || late, "AssocCache: ahead needs late")
   require(!split || (late && keyIn), "AssocCache: split needs late and keyIn")
   require(!writeLate || (ahead && split), "AssocCache: writeLate needs ahead and split")
+  require(!isolated || (keyIn && !ahead && !pins && !reuse), "AssocCache: isolated needs keyIn, without ahead, pins or reuse")
   require(n >= 1, s"AssocCache needs at least one entry, got $n")
   private val store = FullyAssocStorage(gen, n, wayOH = ahead)
   private val validR = RegInit(VecInit(Seq.fill(n)(false.B)))
@@ -230,6 +240,7 @@ class AssocCache[T <: Data](
   private val wrote2R = RegInit(VecInit(Seq.fill(n)(false.B)))
   private val pendingW = (0 until n).map(i => writeLate.B && fillW && wOHW(i))
   private val dup = sameKey match {
+    case Some(_) if isolated => RegNext(sameIn)
     case Some(same) if keyIn =>
       // the key compare of the fill's own cycle, except on the entry the previous fill wrote
       val sameA = RegNext(sameIn)
@@ -270,7 +281,16 @@ class AssocCache[T <: Data](
     * candidates the re-reference ageing applies to with the value it ages from.
     */
   private val (way, wayOH, freeAny, candA, topA): (UInt, Seq[Bool], Bool, Seq[Bool], Option[UInt]) =
-    if (!ahead) {
+    if (isolated) {
+      // "Isolated fills": the entry holding the key and the free entry, chosen when the fill is
+      // asked (nothing changes them before it lands); only the victim is read at the landing
+      // (a touch asked in the cycle before the fill lands with it)
+      val dupIdx = RegNext(OHToUInt(sameIn))
+      val fAny = RegNext(free.reduce(_ || _))
+      val fIdx = RegNext(PriorityEncoder(free))
+      val w = Mux(dupAny, dupIdx, Mux(fAny, fIdx, evict))
+      (w, (0 until n).map(w === _.U), fAny, cand, top)
+    } else if (!ahead) {
       val w = Mux(dupAny, PriorityEncoder(dup), Mux(free.reduce(_ || _), PriorityEncoder(free), evict))
       (w, (0 until n).map(w === _.U), free.reduce(_ || _), cand, top)
     } else {

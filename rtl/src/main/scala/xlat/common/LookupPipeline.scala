@@ -111,6 +111,11 @@ class WriteShadow(cycles: Int) {
     */
   def busyAfter(write: Bool): Bool = left.map(l => write || l > 1.U).getOrElse(false.B)
 
+  /** At least `n` cycles of the shadow are left (for proofs: a write issued k cycles ago keeps
+    * `cycles - k + 1` left). Adds no hardware unless called.
+    */
+  def atLeast(n: Int): Bool = left.map(_ >= n.U).getOrElse((n <= 0).B)
+
   /** Call once: `write` is high in every cycle a write is issued (accepted, or a sweep step). */
   def issue(write: Bool): Unit = left.foreach { l =>
     when(write) { l := cycles.U }.elsewhen(l =/= 0.U) { l := l - 1.U }

@@ -190,13 +190,15 @@ class PerforatedDbg(p: PerforatedParams) extends Bundle {
   val entries2m = Vec(p.sets2m * p.ways2m, new E2m(p))
   val bitmap = Vec(p.bitmapEntries, new EBitmap(p))
   val slots = Vec(p.walkers, new WalkState(p))
-  /** The operations in the pipeline's stage registers (read, match, pick: the formal
-    * configuration has all three): kind (0 request, 1 walk step, 2 invalidation) and the
+  /** The operations in the pipeline's stage registers (read, match, pick, decide: the formal
+    * configuration has all four): kind (0 request, 1 walk step, 2 invalidation) and the
     * request's id.
     */
-  val heldValid = Vec(3, Bool())
-  val heldKind = Vec(3, UInt(2.W))
-  val heldId = Vec(3, UInt(p.idBits.W))
+  val heldValid = Vec(4, Bool())
+  val heldKind = Vec(4, UInt(2.W))
+  val heldId = Vec(4, UInt(p.idBits.W))
+  /** A walk step's slot (the stage registers'). */
+  val heldSlot = Vec(4, UInt(p.slotBits.W))
   /** The response queue, head first (entry j is queued when j < respCount), and whether its
     * tail pointer is head + count.
     */
@@ -204,4 +206,60 @@ class PerforatedDbg(p: PerforatedParams) extends Bundle {
   val respCount = UInt(5.W)
   val respPtrOk = Bool()
   val sweeping = Bool()
+  /** The slot's memory response was accepted (its step is in the pipeline). */
+  val slotStep = UInt(p.walkers.W)
+  /** The acceptance registers computed a cycle ahead equal what they stand for, and every write
+    * in the stage registers has its write shadow left (formal/perforated I11).
+    */
+  val accOk = Bool()
+}
+
+/** What the decide stage computes for respond (registered): the operation's decision but the
+  * perforated one (response, slot state and read, fills, touches, counter events), and for the
+  * perforated decision its inputs (filter bit, the bitmap cache's hit, the page's bit of the
+  * word) and each outcome's data (the translation through the large page, the slot's next state
+  * for a bitmap read, the fields a hole changes).
+  */
+class PDecide(p: PerforatedParams, pwcN: Int) extends Bundle {
+  private def idx(n: Int) = UInt(chisel3.util.log2Ceil(n.max(1)).max(1).W)
+  /** The operation goes on to the perforated decision (respond makes it). */
+  val go = Bool()
+  /** Without it: a response, and / or a read of the slot (`ns`). */
+  val rv = Bool()
+  val r = new PResp(p)
+  val rd = Bool()
+  val ns = new WalkState(p)
+  /** With it: the translation through the large page (filter bit 0 or the word's bit clear) ... */
+  val rTP = new PResp(p)
+  /** ... the slot's state for a bitmap read, and what a hole changes in it. */
+  val nsDec = new WalkState(p)
+  val hSource = UInt(3.W)
+  val hWux = UInt(3.W)
+  val hKind = UInt(RdKind.width.W)
+  val hAddr = UInt(p.paBits.W)
+  val filterBit = Bool()
+  /** The word is carried by the step (its bitmap read), not looked up. */
+  val known = Bool()
+  val bmAny = Bool()
+  val bmIdx = idx(p.bitmapEntries)
+  val wordBit = Bool()
+  /** The PWC holds the page's shadow entry (entry `sIdx`). */
+  val sAny = Bool()
+  val sIdx = idx(pwcN)
+  /** A walk starts from PWC entry `pwcIdx`. */
+  val pwcTouch = Bool()
+  val pwcIdx = idx(pwcN)
+  val fill4k = Bool()
+  val fill4kE = new E4k(p)
+  val fill2m = Bool()
+  val fill2mE = new E2m(p)
+  val fillBm = Bool()
+  val bmFillIdx = UInt(p.bmIndexBits.W)
+  val fillPwc = Bool()
+  val fillPwcE = new EPwc(p)
+  val fillPwcSame = Vec(pwcN, Bool())
+  val hit4k = Bool()
+  val hit2m = Bool()
+  val walk = Bool()
+  val badCmd = Bool()
 }

@@ -35,12 +35,17 @@ import xlat.common._
   *  - '''pick''': the winners (index and entry, so only the chosen entries go on), and the
   *    bitmap cache against one key: the word of the 2 MiB winner's page, or a step's `bmKey`
   *    (the word its bitmap read fetched: also the bitmap fill's same-key vector);
-  *  - '''respond''': everything the model's operation does, from registered vectors: the
-  *    response into the queue, replacement touches, fills, the perforated decision (filter bit,
-  *    bitmap word, hole), the next read of the walk slot, an invalidation's removal.
+  *  - '''decide''' (a register after pick, whatever the latency): the operation's decision but
+  *    the perforated one, as flat conditions (the response, the slot's next state and read, the
+  *    fills, touches and events), and the perforated decision's inputs (filter bit, the bitmap
+  *    cache's hit, the page's bit of the word) and each outcome's data; all registered;
+  *  - '''respond''' (a register after decide): selects among the registered outcomes and
+  *    writes: the response into the queue, replacement touches, fills, the slot, an
+  *    invalidation's removal.
   * Only a walk step and an invalidation write (fills, valid bits), so only they open a
-  * [[WriteShadow]] (with `selReg` it also covers the cycle after respond, where the caches'
-  * late fills land); requests run back to back: a request changes nothing another request
+  * [[WriteShadow]] (with `selReg` the arrays' shadow of [[LookupTiming]] already covers
+  * respond, and the caches' late fills land in the cycle after it, before the next operation's
+  * compares; without it one cycle more); requests run back to back: a request changes nothing another request
   * compares (it only touches replacement state, read and written in respond in acceptance
   * order, and takes a slot, counted at acceptance). Hence every operation sees the effect of
   * every operation accepted before it, the model's sequential order.
@@ -104,15 +109,19 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     * (`keyIn`). Legal when a write shadow covers that cycle too (`selReg`, docs "Timing").
     */
   private val lateFills = timing.selReg
+  // (`isolated` too: only walk steps fill, each behind a write shadow that also keeps every
+  // invalidation away from the landing; the same-key vectors are match's and pick's compares,
+  // which include the valid bits)
   private val bm = new AssocCache(new EBitmapTag(p), p.bitmapEntries, 1,
-    sameKey = Some((a: EBitmapTag, b: EBitmapTag) => a.index === b.index), late = lateFills, keyIn = lateFills)
+    sameKey = Some((a: EBitmapTag, b: EBitmapTag) => a.index === b.index), late = lateFills, keyIn = lateFills,
+    isolated = lateFills)
   /** ... and its words, read only for the one entry the pick stage chose: distributed RAM
     * (flops with `formalPorts`), written where the cache writes the tag.
     */
   private val bmWords = new WordStore(p.bitmapEntries, 64, ramState)
   private val pwc = Option.when(p.pwcEntries > 0)(new AssocCache(new EPwc(p), p.pwcEntries, 1,
     sameKey = Some((a: EPwc, b: EPwc) => a.asid === b.asid && a.kind === b.kind && a.prefix === b.prefix),
-    late = lateFills, keyIn = lateFills))
+    late = lateFills, keyIn = lateFills, isolated = lateFills))
   private val pwcN = p.pwcEntries.max(1)
 
   private val sv = RegInit(VecInit(Seq.fill(p.walkers)(false.B)))
@@ -125,7 +134,12 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
 
   private val respq = Module(new RegQueue(new PResp(p), p.respQueue, peekAll = p.formalPorts))
   private val inv = new InvalWait(p.invalPending, p.walkers, log2Ceil(p.respQueue + 1))
-  private val shadow = new WriteShadow(timing.writeShadow)
+  /** Writes land in respond, one cycle after `s` (decide): the arrays' write shadow plus one,
+    * except with `selReg`, whose shadow already covers the cycle after `s` (the caches' late
+    * fills, which now land in the cycle after respond: the next operation compares the PWC in
+    * match and the bitmap cache in pick, both after that).
+    */
+  private val shadow = new WriteShadow(timing.writeShadow + (if (timing.selReg) 0 else 1))
 
   private val sweeping = RegInit(false.B)
   private val sweepIdx = RegInit(0.U(log2Ceil(p.sweepSets).max(1).W))
@@ -136,20 +150,27 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val c = Stage(issue, timing.readReg)
   private val k = Stage(c, timing.hitReg)
   private val s = Stage(k, timing.selReg)
-  private val held = Seq((c, timing.readReg), (k, timing.hitReg), (s, timing.selReg)).collect { case (x, true) => x }
+  /** Respond: one stage after decide (the old respond cycle, `s`), always a register. */
+  private val rs = Stage(s, true)
+  private val held = Seq((c, timing.readReg), (k, timing.hitReg), (s, timing.selReg)).collect { case (x, true) => x } :+ rs
   private def isKind(x: Valid[POp], kd: OpKind.Type): Bool = x.valid && x.bits.kind === kd
   private val pipeEmpty = !held.map(_.valid).foldLeft(false.B)(_ || _)
-  private val busy = shadow.busy || sweeping
   private val heldReqs = PopCount(held.map(isKind(_, OpKind.Req)))
   private val heldAnswers = PopCount(held.map(x => x.valid && x.bits.kind =/= OpKind.Inval))
   private val freeSlots = PopCount(sv.map(!_))
   private val respRoom = (respq.io.count +& heldAnswers) < p.respQueue.U
 
-  io.inval.ready := !busy && pipeEmpty && inv.count < p.invalPending.U
-  io.mem_resp.ready := !busy && !io.inval.fire && respRoom
+  /** `!busy` and `!busy && pipeEmpty`, each computed a cycle ahead into a register (the same
+    * functions of the state: below, from the next state of the shadow, the sweep and the stage
+    * registers), so the acceptance logic starts from flops.
+    */
+  private val freeR = RegInit(true.B)
+  private val idleR = RegInit(true.B)
+  io.inval.ready := idleR && inv.count < p.invalPending.U
+  io.mem_resp.ready := freeR && !io.inval.fire && respRoom
   /** An invalidation that will be accepted once the pipeline has drained: requests wait for it. */
   private val invalWaits = io.inval.valid && inv.count < p.invalPending.U
-  io.req.ready := !busy && !invalWaits && !io.mem_resp.fire && respRoom && freeSlots > heldReqs
+  io.req.ready := freeR && !invalWaits && !io.mem_resp.fire && respRoom && freeSlots > heldReqs
 
   private val mid = io.mem_resp.bits.id
   private val midOk = if (isPow2(p.walkers)) true.B else mid < p.walkers.U
@@ -202,6 +223,12 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     when(sweepIdx === sweepLast) { sweeping := false.B }
   }
   shadow.issue(io.inval.fire || goodStep || sweeping)
+  private val sweepingNext = (io.inval.fire && !ivSingle && (p.sweepSets > 1).B) || (sweeping && sweepIdx =/= sweepLast)
+  private val busyNext = shadow.busyAfter(io.inval.fire || goodStep || sweeping) || sweepingNext
+  private val stageIns = Seq((issue, timing.readReg), (c, timing.hitReg), (k, timing.selReg)).collect { case (x, true) => x } :+ s
+  private val emptyNext = !stageIns.map(_.valid).reduce(_ || _)
+  freeR := !busyNext
+  idleR := !busyNext && emptyNext
   a4k.io.read.valid := issue.valid
   a4k.io.read.bits := issue.bits.set4k
   a2m.io.read.valid := issue.valid
@@ -260,8 +287,12 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val anyL = (0 until 3).map(i => pwcK(i).asUInt.orR)
   pickK.pwcAny := anyL.reduce(_ || _)
   pickK.pwcKind := Mux(anyL(2), PwcKind.L1.U, Mux(anyL(1), PwcKind.L2.U, PwcKind.L3.U))
-  pickK.pwcOH := FirstSet.oh(Mux(anyL(2), pwcK(2), Mux(anyL(1), pwcK(1), pwcK(0))))
-  pickK.sOH := FirstSet.oh(pwcK(3))
+  // At most one entry holds a key (a fill of a key already held rewrites that entry), so each
+  // kind's hit vector is one-hot or empty, and an entry has one kind: the deepest kind's hit,
+  // one AND-OR per entry (no priority encoder behind the kinds' selection).
+  pickK.pwcOH := VecInit((0 until pwcN).map(i =>
+    pwcK(2)(i) || (pwcK(1)(i) && !anyL(2)) || (pwcK(0)(i) && !anyL(2) && !anyL(1))))
+  pickK.sOH := pwcK(3)
   pickK.sAny := pwcK(3).asUInt.orR
   // the winners' entries are selected here, so only they (not both rows) go on to respond
   pickK.e4k := Mux1H(oh4kK, toPick(rowC4))
@@ -273,285 +304,293 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val bmKeyK = Mux(k.bits.kind === OpKind.Step, k.bits.bmKey, bmIndex(pickK.e2m.ppn, k.bits.req.vpn))
   pickK.bmVec := bmHits(bmKeyK)
 
-  // ---- respond stage -----------------------------------------------------------------------
-  private def toRespond[T <: Data](d: T): T = Stage.carry(Stage.carry(d, timing.hitReg), timing.selReg)
+  // ---- decide stage (D) ---------------------------------------------------------------------
+  // The operation's whole decision except the perforated one, from the pick registers, the
+  // operation's fields and the slot it steps: the response, the slot's next state and read, the
+  // fills, touches and events; and for the perforated decision (flow steps 3 and 4) the inputs
+  // and every outcome's data: the filter bit, the bitmap cache's hit and the page's bit of the
+  // word, the response of a translation through the large page, the slot's next state for a
+  // bitmap read and for a hole (shadow or hole PTE read). All registered for respond, which
+  // only selects (docs "Timing").
   private val won = Stage.carry(pickK, timing.selReg)
-  // respond encodes the hit vector: encoding it here as well cost about 1 500 LUT4 more (the
-  // compare's logic restructured for the wider fan-out) for no shallower path (levels.py).
-  private val bmAny = won.bmVec.asUInt.orR
-  private val bmIdx = OHToUInt(FirstSet.oh(won.bmVec))
-  private val v4kS = toRespond(v4kC)
-  private val v2mS = toRespond(v2mC)
-  private val cov4kS = toRespond(cov4kC)
-  private val cov2mS = toRespond(cov2mC)
-  private val op = s.bits
-  private val reqNow = isKind(s, OpKind.Req)
-  private val stepNow = isKind(s, OpKind.Step)
-  private val invNow = isKind(s, OpKind.Inval)
-  private val vpn = op.req.vpn
-  private val asid = op.req.asid
-  private val off = vpn(8, 0)
-  private val sl = ws(op.slot)
-  private val stale = sStale(op.slot)
-  private val pte = op.rdata
-  private val badCmd = reqNow && op.req.cmd === 3.U
+  private val opD = s.bits
+  private val reqD = isKind(s, OpKind.Req)
+  private val stepD = isKind(s, OpKind.Step)
+  private val vpnD = opD.req.vpn
+  private val asidD = opD.req.asid
+  private val offD = vpnD(8, 0)
+  // The stepping slot's state, read in pick: nothing writes a slot between its step's pick and
+  // respond (only the slot's own operations write it, and its next step is accepted after its
+  // read is sent, i.e. after this step's respond; a request writes a free slot).
+  private val slD = Stage.carry(ws(k.bits.slot), timing.selReg)
+  private val staleD = Stage.carry(sStale(k.bits.slot), timing.selReg)
+  private val pteD = opD.rdata
+  private val badCmdD = reqD && opD.req.cmd === 3.U
+  private val pwcEntries = pwc.map(_.entries).getOrElse(VecInit(Seq.fill(pwcN)(0.U.asTypeOf(new EPwc(p)))))
+  private def at(table: UInt, index: UInt): UInt = Cat(table, index, 0.U(3.W))
+  private val dec = Wire(new PDecide(p, pwcN))
+  dec := DontCare
 
-  // the response (fault responses carry no translation)
-  private val rv = WireDefault(false.B)
-  private val r = Wire(new PResp(p))
-  r := 0.U.asTypeOf(r)
-  r.id := op.req.id
-  r.memReads := Mux(stepNow, sl.reads +& 1.U, 0.U)
-  private def fault(code: Int, source: UInt): Unit = {
-    rv := true.B
-    r.fault := code.U
-    r.source := source
+  // The operation's outcome without the perforated decision, as flat conditions (not a chain
+  // of priority multiplexers): a request (flow steps 0-2 and 5), or a walk step (the word it
+  // read checked in the order of "Faults and bus errors").
+  private val e4 = won.e4k
+  private val e2 = won.e2m
+  private val pwcE = Mux1H(won.pwcOH, pwcEntries)
+  private val reqHit = reqD && !badCmdD && (won.any4k || won.any2m)
+  private val reqGo = reqD && !badCmdD && !won.any4k && won.any2m && e2.perforated
+  private val reqWalk = reqD && !badCmdD && !won.any4k && !won.any2m
+
+  private val present = pteD(0)
+  private val ps = pteD(7)
+  private val perfBit = pteD(52)
+  private val accessed = pteD(5)
+  private val rsvdPpn = if (p.paBits < 52) pteD(51, p.paBits).orR else false.B
+  private val table = pteD(p.paBits - 1, 12)
+  private val kd = slD.kind
+  private val kPml4e = kd === RdKind.Pml4e.U
+  private val kPdpte = kd === RdKind.Pdpte.U
+  private val kPde = kd === RdKind.Pde.U
+  private val kShadow = kd === RdKind.Shadow.U
+  private val kBitmap = kd === RdKind.Bitmap.U
+  private val kLeaf4 = kd === RdKind.Pte.U || kd === RdKind.Hole.U
+  private val permNew = slD.wux & Wux.of(pteD)
+  private val leaf = Wire(new E2m(p))
+  leaf.asid := asidD
+  leaf.vpn2m := vpnD >> 9
+  leaf.ppn := Cat(pteD(p.paBits - 1, 21), 0.U(9.W))
+  leaf.wux := permNew
+  leaf.d := pteD(6)
+  leaf.perforated := perfBit
+  leaf.filter := Mux(perfBit, pteD(20, 13), 0.U)
+  leaf.pdPpn := slD.pdPpn
+  leaf.up := slD.up
+  private val sWord = stepD && !opD.error
+  private val sBitmap = sWord && kBitmap
+  // a perforated leaf with perforation = false is not present (the splintered baseline)
+  private val notPresent = !present || (kPde && ps && perfBit && (!p.perforation).B)
+  private val rsvd = rsvdPpn || ((kPml4e || kPdpte || kShadow) && ps) || (kPde && ps && !perfBit && pteD(20, 13).orR)
+  private val sOk = sWord && !kBitmap && !notPresent && !rsvd
+  private val sPtr = sOk && (kPml4e || kPdpte || kShadow || (kPde && !ps))
+  private val sLeaf2 = sOk && kPde && ps && accessed
+  private val sLeaf4 = sOk && kLeaf4 && accessed
+  private val sGo = sBitmap || (sLeaf2 && perfBit)
+
+  // the translation of a hit or a leaf (fault 1 when the access is not allowed: docs
+  // "Permissions and A/D"), and the response's fault code
+  private val tPpn = Mux(reqD, Mux(won.any4k, e4.ppn, Cat(e2.ppn(hi, 9), offD)), Mux(kPde, Cat(leaf.ppn(hi, 9), offD), table))
+  private val tBig = Mux(reqD, !won.any4k, kPde)
+  private val tWux = Mux(reqD, Mux(won.any4k, e4.wux, e2.wux), permNew)
+  private val tD = Mux(reqD, Mux(won.any4k, e4.d, e2.d), pteD(6))
+  private def denied(wux: UInt, d: Bool): Bool =
+    (opD.req.user && !wux(1)) || (opD.req.cmd === 1.U && (!wux(2) || !d)) || (opD.req.cmd === 2.U && !wux(0))
+  private val tDeny = denied(tWux, tD)
+  private val stepCode = Mux(opD.error, PFault.Bus.U,
+    Mux(notPresent, PFault.Page.U,
+      Mux(rsvd, PFault.Reserved.U,
+        Mux(!accessed, PFault.Page.U, Mux(tDeny, PFault.Page.U, 0.U)))))
+  private val reqCode = Mux(badCmdD, PFault.Reserved.U, Mux(tDeny, PFault.Page.U, 0.U))
+  private val code = Mux(reqD, reqCode, stepCode)
+  private val rvD = reqD && !reqGo && !reqWalk || stepD && !sGo && !sPtr
+  private val rD = Wire(new PResp(p))
+  /** A response's fields, the translation not yet cleared for a fault (respond clears it). */
+  private def respOf(resp: PResp, code: UInt, ppn: UInt, big: Bool, wux: UInt, source: UInt): Unit = {
+    resp.id := opD.req.id
+    resp.memReads := Mux(stepD, slD.reads +& 1.U, 0.U)
+    resp.fault := code
+    resp.source := source
+    resp.ppn := ppn
+    resp.pageSize := big.asUInt
+    resp.perm_r := true.B
+    resp.perm_w := wux(2)
+    resp.perm_x := wux(0)
+    resp.perm_u := wux(1)
   }
-  /** A translation, or fault 1 when the access is not allowed (docs "Permissions and A/D"). */
-  private def translation(ppn: UInt, size: Int, wux: UInt, d: Bool, source: UInt): Unit = {
-    val deny = (op.req.user && !wux(1)) || (op.req.cmd === 1.U && (!wux(2) || !d)) || (op.req.cmd === 2.U && !wux(0))
-    rv := true.B
-    r.source := source
-    when(deny) { r.fault := PFault.Page.U }.otherwise {
-      r.ppn := ppn
-      r.pageSize := size.U
-      r.perm_r := true.B
-      r.perm_w := wux(2)
-      r.perm_x := wux(0)
-      r.perm_u := wux(1)
-    }
-  }
+  respOf(rD, code, tPpn, tBig, tWux,
+    Mux(reqD, Mux(badCmdD, PSource.Walk.U, Mux(won.any4k, PSource.Entry4k.U, PSource.Entry2m.U)), slD.source))
 
   // the slot's next state: a request's new slot, or the stepping slot
-  private val freeIdx = PriorityEncoder(sv.map(!_))
-  private val ns = Wire(new WalkState(p))
-  ns := sl
-  when(reqNow) {
-    ns.id := op.req.id
-    ns.vpn := vpn
-    ns.asid := asid
-    ns.cmd := op.req.cmd
-    ns.user := op.req.user
-    ns.wux := 7.U
-    ns.pdPpn := 0.U
-    ns.up := 7.U
+  private val nsBase = Wire(new WalkState(p))
+  nsBase := slD
+  when(reqD) {
+    nsBase.id := opD.req.id
+    nsBase.vpn := vpnD
+    nsBase.asid := asidD
+    nsBase.cmd := opD.req.cmd
+    nsBase.user := opD.req.user
+    nsBase.wux := 7.U
+    nsBase.pdPpn := 0.U
+    nsBase.up := 7.U
     // a request that needs memory after a 2 MiB hit keeps source 2 (3 once a hole)
-    ns.source := Mux(!won.any4k && won.any2m, PSource.Perforated.U, PSource.Walk.U)
-    ns.hole := false.B
-    ns.reads := 0.U
-  }.otherwise { ns.reads := sl.reads + 1.U }
-  private val issueRd = WireDefault(false.B)
-  private def read(kind: Int, addr: UInt): Unit = {
-    issueRd := true.B
-    ns.kind := kind.U
-    ns.addr := addr
-  }
-  private def at(table: UInt, index: UInt): UInt = Cat(table, index, 0.U(3.W))
+    nsBase.source := Mux(!won.any4k && won.any2m, PSource.Perforated.U, PSource.Walk.U)
+    nsBase.hole := false.B
+    nsBase.reads := 0.U
+  }.otherwise { nsBase.reads := slD.reads + 1.U }
+  // a read (meaningful when `rdD`): a request's walk from the deepest PWC hit (PDE pointer,
+  // PDPTE, PML4E) or from the root; a step's next table after a pointer
+  private val rdD = reqWalk || sPtr
+  private val ns = WireDefault(nsBase)
+  private val pL3 = won.pwcKind === PwcKind.L3.U
+  private val pL2 = won.pwcKind === PwcKind.L2.U
+  private val reqKind = Mux(!won.pwcAny, RdKind.Pml4e.U, Mux(pL3, RdKind.Pdpte.U, Mux(pL2, RdKind.Pde.U, RdKind.Pte.U)))
+  private val reqAddr = Mux(!won.pwcAny, at(opD.req.root, vpnD(35, 27)),
+    at(pwcE.ppn, Mux(pL3, vpnD(26, 18), Mux(pL2, vpnD(17, 9), offD))))
+  private val stepKind = Mux(kPml4e, RdKind.Pdpte.U, Mux(kPdpte, RdKind.Pde.U, Mux(kShadow, RdKind.Hole.U, RdKind.Pte.U)))
+  private val stepAddr = at(table, Mux(kPml4e, vpnD(26, 18), Mux(kPdpte, vpnD(17, 9), offD)))
+  private val shadowWux = slD.up & Wux.of(pteD)
+  ns.kind := Mux(reqD, reqKind, stepKind)
+  ns.addr := Mux(reqD, reqAddr, stepAddr)
+  ns.wux := Mux(reqD, Mux(won.pwcAny, pwcE.wux, 7.U), Mux(kShadow, shadowWux, permNew))
+  ns.pdPpn := Mux(reqD, Mux(won.pwcAny && pL2, pwcE.ppn, 0.U), Mux(kPdpte, table, slD.pdPpn))
+  ns.up := Mux(reqD, Mux(won.pwcAny && pL2, pwcE.wux, 7.U), Mux(kPdpte, permNew, slD.up))
 
-  // events (counters)
-  private val evFilterSkip, evBmLookup, evBmHit, evBmRead, evHole, evPwcHit = WireDefault(false.B)
-  private val evFill4k, evFill2m, evEvict4k, evEvict2m, evBmEvict = WireDefault(false.B)
-
-  // fills (landing in this stage; a stale walk fills nothing)
-  private val fill4k = WireDefault(false.B)
-  private val fill4kE = Wire(new E4k(p))
-  fill4kE := DontCare
-  private val fill2m = WireDefault(false.B)
-  private val fill2mE = Wire(new E2m(p))
-  fill2mE := DontCare
-  private val fillBm = WireDefault(false.B)
-  private val fillPwc = WireDefault(false.B)
-  private val fillPwcE = Wire(new EPwc(p))
-  fillPwcE := DontCare
-  private def pwcFill(kind: Int, table: UInt, wux: UInt): Unit = {
-    fillPwc := !stale
-    fillPwcSame := pwcS(kind)
-    fillPwcE.asid := asid
-    fillPwcE.kind := kind.U
-    fillPwcE.prefix := (vpn >> PwcKind.shift(kind)).pad(27)
-    fillPwcE.ppn := table
-    fillPwcE.wux := wux
-  }
+  // fills (landing in respond; a stale walk fills nothing): each pointer into the PWC, each leaf
+  // with A = 1 into its array, each bitmap word read into the bitmap cache
   /** The PWC entries holding each kind's key of this operation (match's compare): a fill's
     * same-key vector.
     */
   private val pwcS = Stage.carry(pwcK, timing.selReg)
-  private val fillPwcSame = WireDefault(VecInit(Seq.fill(pwcN)(false.B)))
-  private val pwcEntries = pwc.map(_.entries).getOrElse(VecInit(Seq.fill(pwcN)(0.U.asTypeOf(new EPwc(p)))))
-  private val pwcTouch = WireDefault(false.B)
-  private val pwcTouchOH = WireDefault(VecInit(Seq.fill(pwcN)(false.B)))
+  private val fillPwcKind = Mux(kPml4e, PwcKind.L3.U, Mux(kPdpte, PwcKind.L2.U, Mux(kShadow, PwcKind.S.U, PwcKind.L1.U)))
+  private val fillPwcE = Wire(new EPwc(p))
+  fillPwcE.asid := asidD
+  fillPwcE.kind := fillPwcKind
+  fillPwcE.prefix := Mux(kPml4e, (vpnD >> 27).pad(27), Mux(kPdpte, (vpnD >> 18).pad(27), (vpnD >> 9).pad(27)))
+  fillPwcE.ppn := table
+  fillPwcE.wux := Mux(kShadow, shadowWux, permNew)
+  private val fillPwcSame = Mux(kPml4e, pwcS(PwcKind.L3), Mux(kPdpte, pwcS(PwcKind.L2), Mux(kShadow, pwcS(PwcKind.S), pwcS(PwcKind.L1))))
+  private val fill4kE = Wire(new E4k(p))
+  fill4kE.asid := asidD
+  fill4kE.vpn := vpnD
+  fill4kE.ppn := table
+  fill4kE.wux := permNew
+  fill4kE.d := pteD(6)
 
-  // The perforated decision (flow steps 3 and 4) of a page in large page `L`: from a request's
-  // 2 MiB hit, a walk's perforated PD leaf, or a walk's bitmap read (`wordKnown`).
-  private val decideGo = WireDefault(false.B)
-  private val leaf = Wire(new E2m(p))
-  private val e2 = won.e2m
-  private val wordKnown = stepNow && sl.kind === RdKind.Bitmap.U
-  private val large = Mux(reqNow, e2, Mux(wordKnown, sl.large, leaf))
-  private val word = Mux(wordKnown, pte, bmWords.read(bmIdx))
-  private val srcIn = Mux(reqNow, PSource.Perforated.U, sl.source)
-  private val frame = Cat(large.ppn(hi, 9), off)
+  // The perforated decision (flow steps 3 and 4) of a page in large page `large`: from a
+  // request's 2 MiB hit, a walk's perforated PD leaf, or a walk's bitmap read (`wordKnown`).
+  // Decided in respond from the registered bits below; each outcome's data is formed here.
+  private val wordKnownD = stepD && kBitmap
+  private val large = Mux(reqD, e2, Mux(wordKnownD, slD.large, leaf))
+  // at most one bitmap entry holds a word (a fill of a key already held rewrites that entry)
+  private val bmIdxD = OHToUInt(won.bmVec)
+  private val word = Mux(wordKnownD, pteD, bmWords.read(bmIdxD))
+  private val srcIn = Mux(reqD, PSource.Perforated.U, slD.source)
+  private val frame = Cat(large.ppn(hi, 9), offD)
   private val sE = Mux1H(won.sOH, pwcEntries)
-  when(decideGo) {
-    ns.large := large
-    when(!VecInit(large.filter.asBools)(off(8, 6))) {
-      evFilterSkip := true.B
-      translation(frame, 0, large.wux, large.d, srcIn)
-    }.otherwise {
-      when(!wordKnown) { evBmLookup := true.B; evBmHit := bmAny }
-      when(!wordKnown && !bmAny) {
-        evBmRead := true.B
-        val base = io.bitmapBase(p.paBits - 1, 3)
-        read(RdKind.Bitmap, Cat(base + bmIndex(large.ppn, vpn), 0.U(3.W)))
-      }.elsewhen(!VecInit(word.asBools)(frame(5, 0))) {
-        translation(frame, 0, large.wux, large.d, srcIn)
-      }.otherwise {
-        // a hole: its own walk (shadow entry, hole PTE), never the large page
-        evHole := true.B
-        ns.source := Mux(srcIn === PSource.Walk.U, PSource.Walk.U, PSource.Hole.U)
-        ns.hole := true.B
-        ns.up := large.up
-        ns.pdPpn := large.pdPpn
-        when(won.sAny) {
-          evPwcHit := true.B
-          pwcTouch := true.B
-          pwcTouchOH := won.sOH
-          ns.wux := sE.wux
-          read(RdKind.Hole, at(sE.ppn, off))
-        }.otherwise {
-          ns.wux := large.up
-          read(RdKind.Shadow, at((large.pdPpn + 1.U)(hi, 0), vpn(17, 9)))
-        }
-      }
-    }
-  }
+  dec.filterBit := VecInit(large.filter.asBools)(offD(8, 6))
+  dec.known := wordKnownD
+  dec.bmAny := won.bmVec.asUInt.orR
+  dec.bmIdx := bmIdxD
+  // (the page's frame is the large page's base + off: its low 6 bits are off's)
+  dec.wordBit := VecInit(word.asBools)(offD(5, 0))
+  dec.sAny := won.sAny
+  dec.sIdx := OHToUInt(won.sOH)
+  // a translation through the large page (filter bit 0, or the word's bit clear)
+  respOf(dec.rTP, Mux(denied(large.wux, large.d), PFault.Page.U, 0.U), frame, false.B, large.wux, srcIn)
+  // a bitmap read
+  dec.nsDec := nsBase
+  dec.nsDec.large := large
+  dec.nsDec.kind := RdKind.Bitmap.U
+  dec.nsDec.addr := Cat(io.bitmapBase(p.paBits - 1, 3) + bmIndex(large.ppn, vpnD), 0.U(3.W))
+  // a hole: its own walk (shadow entry, hole PTE), never the large page
+  dec.hSource := Mux(srcIn === PSource.Walk.U, PSource.Walk.U, PSource.Hole.U)
+  dec.hWux := Mux(won.sAny, sE.wux, large.up)
+  dec.hKind := Mux(won.sAny, RdKind.Hole.U, RdKind.Shadow.U)
+  dec.hAddr := Mux(won.sAny, at(sE.ppn, offD), at((large.pdPpn + 1.U)(hi, 0), vpnD(17, 9)))
 
-  // request
-  private val walkNow = reqNow && !badCmd && !won.any4k && !won.any2m
-  private val e4 = won.e4k
-  private val pwcE = Mux1H(won.pwcOH, pwcEntries)
-  when(reqNow) {
-    when(badCmd) {
-      fault(PFault.Reserved, PSource.Walk.U)
-    }.elsewhen(won.any4k) {
-      repl4k.touch(op.set4k, won.idx4k)
-      translation(e4.ppn, 0, e4.wux, e4.d, PSource.Entry4k.U)
-    }.elsewhen(won.any2m) {
-      repl2m.touch(op.set2m, won.idx2m)
-      when(!e2.perforated) {
-        translation(Cat(e2.ppn(hi, 9), off), 1, e2.wux, e2.d, PSource.Entry2m.U)
-      }.otherwise {
-        decideGo := true.B
-      }
-    }.otherwise {
-      // a walk from the deepest PWC hit
-      when(!won.pwcAny) {
-        read(RdKind.Pml4e, at(op.req.root, vpn(35, 27)))
-      }.otherwise {
-        evPwcHit := true.B
-        pwcTouch := true.B
-        pwcTouchOH := won.pwcOH
-        ns.wux := pwcE.wux
-        when(won.pwcKind === PwcKind.L3.U) {
-          read(RdKind.Pdpte, at(pwcE.ppn, vpn(26, 18)))
-        }.elsewhen(won.pwcKind === PwcKind.L2.U) {
-          ns.pdPpn := pwcE.ppn
-          ns.up := pwcE.wux
-          read(RdKind.Pde, at(pwcE.ppn, vpn(17, 9)))
-        }.otherwise {
-          read(RdKind.Pte, at(pwcE.ppn, off))
-        }
-      }
-    }
-  }
+  dec.go := reqGo || sGo
+  dec.rv := rvD
+  dec.r := rD
+  dec.rd := rdD
+  dec.ns := ns
+  dec.fill4k := sLeaf4 && !staleD
+  dec.fill4kE := fill4kE
+  dec.fill2m := sLeaf2 && !staleD
+  dec.fill2mE := leaf
+  dec.fillBm := sBitmap && !staleD
+  dec.bmFillIdx := bmIndex(slD.large.ppn, vpnD)
+  dec.fillPwc := sPtr && !staleD
+  dec.fillPwcE := fillPwcE
+  dec.fillPwcSame := fillPwcSame
+  dec.pwcTouch := reqWalk && won.pwcAny
+  dec.pwcIdx := OHToUInt(won.pwcOH)
+  dec.hit4k := reqD && !badCmdD && won.any4k
+  dec.hit2m := reqD && !badCmdD && !won.any4k && won.any2m
+  dec.walk := reqWalk
+  dec.badCmd := badCmdD
 
-  // walk step
-  private val present = pte(0)
-  private val ps = pte(7)
-  private val perfBit = pte(52)
-  private val accessed = pte(5)
-  private val rsvdPpn = if (p.paBits < 52) pte(51, p.paBits).orR else false.B
-  private val table = pte(p.paBits - 1, 12)
-  private val kd = sl.kind
-  private val permNew = sl.wux & Wux.of(pte)
-  leaf.asid := asid
-  leaf.vpn2m := vpn >> 9
-  leaf.ppn := Cat(pte(p.paBits - 1, 21), 0.U(9.W))
-  leaf.wux := permNew
-  leaf.d := pte(6)
-  leaf.perforated := perfBit
-  leaf.filter := Mux(perfBit, pte(20, 13), 0.U)
-  leaf.pdPpn := sl.pdPpn
-  leaf.up := sl.up
-  when(stepNow) {
-    when(op.error) {
-      fault(PFault.Bus, sl.source)
-    }.elsewhen(kd === RdKind.Bitmap.U) {
-      fillBm := !stale
-      decideGo := true.B
-    }.elsewhen(kd === RdKind.Pde.U && present && ps && perfBit && (!p.perforation).B) {
-      fault(PFault.Page, sl.source) // the splintered baseline: not present
-    }.elsewhen(!present) {
-      fault(PFault.Page, sl.source)
-    }.elsewhen(rsvdPpn) {
-      fault(PFault.Reserved, sl.source)
-    }.elsewhen((kd === RdKind.Pml4e.U || kd === RdKind.Pdpte.U || kd === RdKind.Shadow.U) && ps) {
-      fault(PFault.Reserved, sl.source)
-    }.elsewhen(kd === RdKind.Pml4e.U) {
-      pwcFill(PwcKind.L3, table, permNew)
-      ns.wux := permNew
-      read(RdKind.Pdpte, at(table, vpn(26, 18)))
-    }.elsewhen(kd === RdKind.Pdpte.U) {
-      pwcFill(PwcKind.L2, table, permNew)
-      ns.wux := permNew
-      ns.pdPpn := table
-      ns.up := permNew
-      read(RdKind.Pde, at(table, vpn(17, 9)))
-    }.elsewhen(kd === RdKind.Shadow.U) {
-      val w = sl.up & Wux.of(pte)
-      pwcFill(PwcKind.S, table, w)
-      ns.wux := w
-      read(RdKind.Hole, at(table, off))
-    }.elsewhen(kd === RdKind.Pde.U && !ps) {
-      pwcFill(PwcKind.L1, table, permNew)
-      ns.wux := permNew
-      read(RdKind.Pte, at(table, off))
-    }.elsewhen(kd === RdKind.Pde.U) {
-      when(!perfBit && pte(20, 13).orR) {
-        fault(PFault.Reserved, sl.source)
-      }.elsewhen(!accessed) {
-        fault(PFault.Page, sl.source)
-      }.otherwise {
-        fill2m := !stale
-        fill2mE := leaf
-        when(!perfBit) {
-          translation(Cat(leaf.ppn(hi, 9), off), 1, leaf.wux, leaf.d, sl.source)
-        }.otherwise {
-          decideGo := true.B
-        }
-      }
-    }.otherwise {
-      // a 4 KiB leaf: an ordinary PTE or a hole's PTE
-      when(!accessed) {
-        fault(PFault.Page, sl.source)
-      }.otherwise {
-        fill4k := !stale
-        fill4kE.asid := asid
-        fill4kE.vpn := vpn
-        fill4kE.ppn := table
-        fill4kE.wux := permNew
-        fill4kE.d := pte(6)
-        translation(table, 0, permNew, pte(6), sl.source)
-      }
-    }
+  // ---- respond stage (R) -------------------------------------------------------------------
+  private val wonR = RegNext(won)
+  private val dR = RegNext(dec)
+  private def toRespond[T <: Data](d: T): T = RegNext(Stage.carry(Stage.carry(d, timing.hitReg), timing.selReg))
+  private val v4kS = toRespond(v4kC)
+  private val v2mS = toRespond(v2mC)
+  private val cov4kS = toRespond(cov4kC)
+  private val cov2mS = toRespond(cov2mC)
+  private val op = rs.bits
+  private val reqNow = isKind(rs, OpKind.Req)
+  private val stepNow = isKind(rs, OpKind.Step)
+  private val invNow = isKind(rs, OpKind.Inval)
+  private val pte = op.rdata
+  private val bmIdx = dR.bmIdx
+
+  // the perforated decision: filter bit 0 translates; else the word (carried by a bitmap step,
+  // or cached) decides: bit clear translates, bit set is a hole; no word: read it
+  private val go = rs.valid && dR.go
+  private val skip = go && !dR.filterBit
+  private val lookup = go && dR.filterBit && !dR.known
+  private val bmRead = lookup && !dR.bmAny
+  private val inWord = go && dR.filterBit && (dR.known || dR.bmAny)
+  private val hole = inWord && dR.wordBit
+  private val rv = rs.valid && (dR.rv || skip || (inWord && !dR.wordBit))
+  // (fault responses carry no translation)
+  private val r = WireDefault(Mux(dR.go, dR.rTP, dR.r))
+  when(r.fault =/= 0.U) {
+    r.ppn := 0.U
+    r.pageSize := 0.U
+    r.perm_r := false.B
+    r.perm_w := false.B
+    r.perm_x := false.B
+    r.perm_u := false.B
   }
+  private val issueRd = rs.valid && (dR.rd || bmRead || hole)
+  private val nsH = WireDefault(dR.nsDec)
+  when(dR.wordBit && (dR.known || dR.bmAny)) {
+    nsH.source := dR.hSource
+    nsH.hole := true.B
+    nsH.up := dR.nsDec.large.up
+    nsH.pdPpn := dR.nsDec.large.pdPpn
+    nsH.wux := dR.hWux
+    nsH.kind := dR.hKind
+    nsH.addr := dR.hAddr
+  }
+  private val nsR = Mux(dR.go, nsH, dR.ns)
+  private val fill4k = rs.valid && dR.fill4k
+  private val fill2m = rs.valid && dR.fill2m
+  private val fillBm = rs.valid && dR.fillBm
+  private val fillPwc = rs.valid && dR.fillPwc
+  private val pwcTouch = rs.valid && (dR.pwcTouch || (hole && dR.sAny))
+  private val pwcTouchIdx = Mux(dR.go, dR.sIdx, dR.pwcIdx)
+  when(rs.valid && dR.hit4k) { repl4k.touch(op.set4k, wonR.idx4k) }
+  when(rs.valid && (dR.hit2m)) { repl2m.touch(op.set2m, wonR.idx2m) }
+
+  // events (counters)
+  private val evFilterSkip = skip
+  private val evBmLookup = lookup
+  private val evBmHit = lookup && dR.bmAny
+  private val evBmRead = bmRead
+  private val evHole = hole
+  private val evPwcHit = pwcTouch
 
   // slots: a request that needs memory takes the lowest free slot; a step's walk goes on or ends
+  private val freeIdx = PriorityEncoder(sv.map(!_))
   private val alloc = reqNow && issueRd
   private val slotIdx = Mux(reqNow, freeIdx, op.slot)
   private val freeing = stepNow && !issueRd
+  // the slot's state is written whatever the decision: a request writes a free slot (one exists:
+  // `req_ready` counted it), which stays free unless it allocates; a step whose walk ends
+  // writes the slot it frees. So the state registers' enables do not wait for the decision.
+  when((reqNow && !sv.asUInt.andR) || stepNow) { ws(slotIdx) := nsR }
   when(alloc || (stepNow && issueRd)) {
-    ws(slotIdx) := ns
     sSent(slotIdx) := false.B
     sStep(slotIdx) := false.B
   }
@@ -588,26 +627,26 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     valid.clearAll(invNow && op.inval.kind === 0.U)
     evicting
   }
-  private val evicting4k = fillArray(a4k, valid4k, repl4k, op.set4k, v4kS, cov4kS, won.any4k, won.idx4k, fill4k, fill4kE)
-  private val evicting2m = fillArray(a2m, valid2m, repl2m, op.set2m, v2mS, cov2mS, won.any2m, won.idx2m, fill2m, fill2mE)
-  evFill4k := fill4k
-  evEvict4k := fill4k && evicting4k
-  evFill2m := fill2m
-  evEvict2m := fill2m && evicting2m
+  private val evicting4k = fillArray(a4k, valid4k, repl4k, op.set4k, v4kS, cov4kS, wonR.any4k, wonR.idx4k, fill4k, dR.fill4kE)
+  private val evicting2m = fillArray(a2m, valid2m, repl2m, op.set2m, v2mS, cov2mS, wonR.any2m, wonR.idx2m, fill2m, dR.fill2mE)
+  private val evFill4k = fill4k
+  private val evEvict4k = fill4k && evicting4k
+  private val evFill2m = fill2m
+  private val evEvict2m = fill2m && evicting2m
 
   // the bitmap cache: a walk's bitmap read fills it; a lookup hit touches it
   private val bmFillE = Wire(new EBitmapTag(p))
-  bmFillE.index := bmIndex(sl.large.ppn, vpn)
+  bmFillE.index := dR.bmFillIdx
   /** The entries holding the step's bitmap key (match's compare of `bmKey`). */
-  private val bmSameS = won.bmVec
+  private val bmSameS = wonR.bmVec
   when(fillBm) { if (lateFills) bm.fill(bmFillE, 0.U, bmSameS) else bm.fill(bmFillE, 0.U) }
   bmWords.write(bm.fillWrites, bm.fillWay, if (lateFills) RegNext(pte) else pte)
   when(evBmHit) { bm.touch(bmIdx) }
   private val bmDup = bmSameS.asUInt.orR
-  evBmEvict := fillBm && !bmDup && bm.valid.asUInt.andR
+  private val evBmEvict = fillBm && !bmDup && bm.valid.asUInt.andR
   pwc.foreach { q =>
-    when(fillPwc) { if (lateFills) q.fill(fillPwcE, 0.U, fillPwcSame) else q.fill(fillPwcE, 0.U) }
-    when(pwcTouch) { q.touch(OHToUInt(pwcTouchOH)) }
+    when(fillPwc) { if (lateFills) q.fill(dR.fillPwcE, 0.U, dR.fillPwcSame) else q.fill(dR.fillPwcE, 0.U) }
+    when(pwcTouch) { q.touch(pwcTouchIdx) }
   }
 
   // invalidation: its removal (the sweep's step for one set of each array)
@@ -621,7 +660,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   }))
 
   // ---- outputs -----------------------------------------------------------------------------
-  respq.io.enq.valid := rv && s.valid
+  respq.io.enq.valid := rv
   respq.io.enq.bits := r
   io.resp <> respq.io.deq
 
@@ -651,25 +690,25 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   PerfCounters.connect(
     io.perf,
     "requests" -> PerfCounter(io.req.fire),
-    "hits4k" -> PerfCounter(reqNow && !badCmd && won.any4k),
-    "hits2m" -> PerfCounter(reqNow && !badCmd && !won.any4k && won.any2m),
+    "hits4k" -> PerfCounter(rs.valid && dR.hit4k),
+    "hits2m" -> PerfCounter(rs.valid && dR.hit2m),
     "filterSkips" -> PerfCounter(evFilterSkip),
     "bitmapHits" -> PerfCounter(evBmHit),
     "bitmapReads" -> PerfCounter(evBmRead),
     "holes" -> PerfCounter(evHole),
-    "walks" -> PerfCounter(walkNow),
+    "walks" -> PerfCounter(rs.valid && dR.walk),
     "memReads" -> PerfCounter(io.mem_req.fire),
     "bitmapLookups" -> PerfCounter(evBmLookup),
     "pwcHits" -> PerfCounter(evPwcHit),
     "fills4k" -> PerfCounter(evFill4k),
     "fills2m" -> PerfCounter(evFill2m),
-    "perforatedFills" -> PerfCounter(evFill2m && fill2mE.perforated),
+    "perforatedFills" -> PerfCounter(evFill2m && dR.fill2mE.perforated),
     "evictions4k" -> PerfCounter(evEvict4k),
     "evictions2m" -> PerfCounter(evEvict2m),
     "bitmapEvictions" -> PerfCounter(evBmEvict),
     "faults" -> PerfCounter(respq.io.enq.fire && r.fault =/= 0.U),
     "busErrors" -> PerfCounter(stepNow && op.error),
-    "badCmds" -> PerfCounter(badCmd),
+    "badCmds" -> PerfCounter(rs.valid && dR.badCmd),
     "badMemResps" -> PerfCounter(badResp),
     "invals" -> PerfCounter(io.inval.fire),
     "staleWalks" -> PerfCounter.count((0 until p.walkers).map(i => io.inval.fire && sv(i) && !sStale(i))),
@@ -694,16 +733,24 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
       d.bitmap(i).word := bmWords.all(i)
     }
     d.slots := ws
-    require(held.size == 3, "formalPorts needs latency 4 (every stage register)")
+    require(held.size == 4, "formalPorts needs latency 4 (every stage register)")
     for ((x, j) <- held.zipWithIndex) {
       d.heldValid(j) := x.valid
       d.heldKind(j) := x.bits.kind.asUInt
       d.heldId(j) := x.bits.req.id
+      d.heldSlot(j) := x.bits.slot
     }
     d.respq := respq.io.all.get
     d.respCount := respq.io.count
     d.respPtrOk := respq.io.ptrOk.get
     d.sweeping := sweeping
+    d.slotStep := sStep.asUInt
+    // ... and a write (walk step, invalidation) in stage register j was issued j + 1 cycles ago:
+    // its shadow has at least `held.size - j` cycles left
+    val shadowOk = held.zipWithIndex.map { case (x, j) =>
+      !(x.valid && x.bits.kind =/= OpKind.Req) || shadow.atLeast(held.size - j)
+    }.reduce(_ && _)
+    d.accOk := freeR === !(shadow.busy || sweeping) && idleR === (!(shadow.busy || sweeping) && pipeEmpty) && shadowOk
   }
 }
 
