@@ -40,6 +40,19 @@ object StorageKind {
   * the registered read port. For the proofs of an SRAM configuration (its `dbg_*` view of every
   * entry); the read port and its timing are unchanged, but such memories no longer map to
   * block RAM, so only formal configurations set it.
+  *
+  * `addrReg` (lutram with `readReg` only): the read register sits on the address instead of the
+  * data: `read.bits` is registered, one copy per way, and each way's memory is read
+  * combinationally at its copy in the next cycle (`readLatency` 1 as before). The set index of
+  * the acceptance cycle then drives `ways` small registers rather than every memory cell's
+  * address pin (a net of `ways` x cells-per-way sinks across the die), and each copy drives only
+  * its own way. So that synthesis keeps the copies apart (Yosys merges registers with equal
+  * inputs, whatever their attributes), way w keeps set s at address `perm(w)(s)`, a permutation
+  * of the sets of its own ([[SetAssocStorage.permutations]]): every copy registers a different
+  * function of the set index. The write address too comes from per-way registers, loaded from
+  * `writeSetEarly` (the write's set one cycle before the write). What the owner sees differs
+  * from the data register only when a set is written in the cycle it is read (`readData` then
+  * shows the write); the owners never do that (the same rule as for `sram`).
   */
 class SetAssocStorage[T <: Data](
     gen: T,
@@ -50,13 +63,15 @@ class SetAssocStorage[T <: Data](
     lutram: Boolean = false,
     wayOH: Boolean = false,
     readsNeverWrite: Boolean = false,
-    view: Boolean = false
+    view: Boolean = false,
+    addrReg: Boolean = false
 ) extends Module {
   require(!(sram && lutram), "SetAssocStorage: lutram is a kind of flops storage, not of sram")
   require(!view || sram, "SetAssocStorage: view is for sram (flops always show every entry)")
   require(sets >= 1 && isPow2(sets), s"sets must be a power of 2 >= 1, got $sets")
   require(ways >= 1, s"ways must be >= 1, got $ways")
   require(!wayOH || (!sram && (sets == 1 || lutram)), "SetAssocStorage: wayOH is for one set of flops, or lutram")
+  require(!addrReg || (lutram && readReg), "SetAssocStorage: addrReg is a placement of lutram's read register")
   val setBits = log2Ceil(sets).max(1)
   val wayBits = log2Ceil(ways).max(1)
   val readLatency = if (sram || readReg) 1 else 0
@@ -79,6 +94,11 @@ class SetAssocStorage[T <: Data](
       * no logic between.
       */
     val writeWayOH = Option.when(wayOH)(Input(Vec(ways, Bool())))
+    /** With `addrReg`: the set of the next cycle's write (`write.bits.set` a cycle early, which
+      * is then unused), registered here per way at the way's permuted address, so that the write
+      * address of every way comes from a register of its own as well.
+      */
+    val writeSetEarly = Option.when(addrReg)(Input(UInt(setBits.W)))
   })
 
   private def setOf(s: UInt): UInt = if (sets == 1) 0.U else s
@@ -105,13 +125,20 @@ class SetAssocStorage[T <: Data](
     }
   } else if (lutram) {
     val width = gen.getWidth
+    val perms = if (addrReg) SetAssocStorage.permutations(sets, ways) else Seq.fill(ways)((0 until sets).toSeq)
     for (w <- 0 until ways) {
       val mem = Mem(sets, UInt(width.W))
-      val rd = mem.read(setOf(io.read.bits)).asTypeOf(gen)
+      // way w's address of set s: perm(s), a table of constants (the identity without addrReg)
+      def addr(s: UInt): UInt =
+        if (!addrReg || sets == 1) setOf(s) else VecInit(perms(w).map(_.U(setBits.W)))(s)
+      val rd =
+        if (addrReg) mem.read(RegNext(addr(io.read.bits))).asTypeOf(gen)
+        else mem.read(setOf(io.read.bits)).asTypeOf(gen)
       // the row register (readReg) loads every cycle, as with register storage
-      io.readData(w) := (if (readReg) RegNext(rd) else rd)
+      io.readData(w) := (if (readReg && !addrReg) RegNext(rd) else rd)
+      val wset = io.writeSetEarly.map(e => RegNext(addr(e))).getOrElse(setOf(io.write.bits.set))
       when(io.writeWayOH.map(_(w)).getOrElse(io.write.valid && io.write.bits.way === w.U)) {
-        mem.write(setOf(io.write.bits.set), io.write.bits.data.asUInt)
+        mem.write(wset, io.write.bits.data.asUInt)
       }
     }
     io.all := 0.U.asTypeOf(io.all)
@@ -124,6 +151,36 @@ class SetAssocStorage[T <: Data](
       case None     => when(io.write.valid) { regs(setOf(io.write.bits.set))(io.write.bits.way) := io.write.bits.data }
     }
     io.all := regs
+  }
+}
+
+object SetAssocStorage {
+  /** `ways` permutations of `0 until sets` (way w keeps set s at address `perms(w)(s)`, the
+    * `addrReg` layout), chosen so that the address bits of different ways are different
+    * functions of the set index wherever the sets allow it (each bit is a balanced function of
+    * the index; with 2 sets there are only two, the bit and its complement), and from the set
+    * index itself (which the owner registers too). Deterministic: a fixed-seed search.
+    */
+  def permutations(sets: Int, ways: Int): Seq[Seq[Int]] = {
+    val bits = log2Ceil(sets).max(1)
+    def fns(perm: Seq[Int]): Seq[BigInt] =
+      (0 until bits).map(b => perm.zipWithIndex.map { case (a, s) => if (((a >> b) & 1) == 1) BigInt(1) << s else BigInt(0) }.sum)
+    val rnd = new scala.util.Random(1)
+    // the identity's bits are taken too: they are the owner's own registered set index
+    var used = fns(0 until sets).toSet
+    val out = scala.collection.mutable.ArrayBuffer[Seq[Int]]()
+    for (w <- 0 until ways) {
+      val perm =
+        if (sets <= 2) (if (w % 2 == 1 && sets == 2) Seq(1, 0) else (0 until sets).toSeq)
+        else {
+          // the candidate with the most new bit functions, out of a fixed number of shuffles
+          val cands = Seq.fill(200)(rnd.shuffle((0 until sets).toList).toSeq)
+          cands.maxBy(c => fns(c).count(f => !used.contains(f)))
+        }
+      used ++= fns(perm)
+      out += perm
+    }
+    out.toSeq
   }
 }
 

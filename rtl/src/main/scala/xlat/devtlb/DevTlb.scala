@@ -63,13 +63,21 @@ class DevTlb(val p: DevTlbParams) extends Module {
     * every entry (`dbg_*`), and for one set. Valid bits, PTags and replacement state are flops.
     */
   private val lutram = !p.formalPorts && p.sets > 1
+  /** The distributed RAMs' read register on the address (`SetAssocStorage(addrReg)`): the row
+    * multiplexer at acceptance loads one small register per way, and each way's RAM cells are
+    * read from their own register in match; before, the multiplexer drove the address pins of
+    * every cell (144 nets' sinks behind it, the critical path of every routed run). The same
+    * data in match (no write lands between an operation's acceptance and its match). Their
+    * write addresses come from per-way registers too, loaded in respond (the fill commits a
+    * cycle later, `selReg`: latency 4).
+    */
+  private val ramAddrReg = lutram && timing.readReg && timing.selReg
   private val tlb = Module(new SetAssocStorage(new DevKey(p), p.sets, p.ways, sram = false,
-    readReg = timing.readReg, lutram = lutram, wayOH = lutram))
+    readReg = timing.readReg, lutram = lutram, wayOH = lutram, addrReg = ramAddrReg))
   /** The entries' translations (frame, permissions), apart from their keys: only a hit's
-    * response in respond uses them, so they are read in match at the registered row (from a
-    * flop, not behind the row multiplexer) and carried to respond; the read address of the keys,
-    * which the row multiplexer drives, reaches 69 of the entry's 111 bits (144 instead of 224
-    * DPR16X4 cells).
+    * response in respond uses them, so they are read in match at the registered row
+    * (`c.bits.row`) and carried to respond; the keys' per-way address registers drive 18 DPR16X4
+    * cells each, the operation register's row the translations' 88.
     */
   private val tlbData = Module(new SetAssocStorage(new DevData(p), p.sets, p.ways, sram = false,
     lutram = lutram, wayOH = lutram))
@@ -108,6 +116,12 @@ class DevTlb(val p: DevTlbParams) extends Module {
     */
   private val sweepable = !p.partitioned && p.sets > 1
   private val sweeping = RegInit(false.B)
+  /** A copy of `sweeping` for the data side (the operation multiplexer's selects, the sweep
+    * registers' load enables: some 150 sinks), so that `sweeping` itself drives only the
+    * acceptance logic. The same update as `sweeping`'s from its own output, so synthesis keeps
+    * it apart (equal registers with equal inputs are merged).
+    */
+  private val sweepSel = RegInit(false.B)
   /** The next row of the sweep (it starts at the row of the invalidation's `iova`, as a one-row
     * invalidation, and wraps) and the operations still to issue after this cycle's. */
   private val sweepIdx = RegInit(0.U(rowW.W))
@@ -191,6 +205,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // `sweeping` waits for the acceptance logic
   when(!sweeping) {
     sweeping := io.inval.fire && ivSweep
+  }.otherwise {
+    when(sweepLeft === 1.U) { sweeping := false.B }
+  }
+  when(!sweepSel) {
+    sweepSel := io.inval.fire && ivSweep
     sweepIdx := rowOf(io.inval.bits.sid, io.inval.bits.iova) + 1.U
     sweepLeft := (p.sets - 1).U
     sweepOp := io.inval.bits
@@ -198,9 +217,9 @@ class DevTlb(val p: DevTlbParams) extends Module {
   }.otherwise {
     sweepIdx := sweepIdx + 1.U
     sweepLeft := sweepLeft - 1.U
-    when(sweepLeft === 1.U) { sweeping := false.B }
+    when(sweepLeft === 1.U) { sweepSel := false.B }
   }
-  if (sweepable) when(sweeping) {
+  if (sweepable) when(sweepSel) {
     issue.bits.inval := sweepOp
     issue.bits.ivMask := sweepMask
     issue.bits.row := sweepIdx
@@ -215,9 +234,9 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private def atIssueRow[T <: Data](f: UInt => T): T = {
     val opRow = Mux(io.ats_resp.valid, f(rowOf(compSlot.sid, compSlot.page)), f(rowOf(io.req.bits.sid, io.req.bits.iova)))
     val ivRow = f(rowOf(io.inval.bits.sid, io.inval.bits.iova))
-    if (sweepable) Mux(sweeping, f(sweepIdx), Mux(ivSel, ivRow, opRow)) else Mux(ivSel, ivRow, opRow)
+    if (sweepable) Mux(sweepSel, f(sweepIdx), Mux(ivSel, ivRow, opRow)) else Mux(ivSel, ivRow, opRow)
   }
-  issue.bits.last := !sweeping && !ivSweep || sweeping && sweepLeft === 1.U
+  issue.bits.last := !sweepSel && !ivSweep || sweepSel && sweepLeft === 1.U
   shadow.issue(io.inval.fire || goodComp || sweeping)
   tlb.io.read.valid := issue.valid
   tlb.io.read.bits := issue.bits.row
@@ -239,6 +258,28 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val ptagValidC = Stage.carry(atIssueRow(r => ptagValid(r)), timing.readReg)
   private val ptagOkC =
     if (p.partitioned) ptagValidC && Stage.carry(atIssueRow(r => ptag(r)), timing.readReg) === reqC.sid else true.B
+  /** With `ramAddrReg` the keys come out of the distributed RAMs in match (behind the per-way
+    * address registers), so match's compares of the row are cut into parts of at most
+    * `cmpChunk` bits (three LUT levels after the RAM), registered apart and ANDed in pick: a
+    * hit in three parts (SID, the low 9 page bits unless 2 MiB, the valid bit and the PTag;
+    * then the high page bits in two), an invalidation's coverage of a way in parts of
+    * `coverChunk` masked page bits (three inputs a bit) and the SID compare. From flops (the
+    * proofs' configuration) the compares stay whole in match.
+    */
+  private val cmpChunk = 32
+  private val coverChunk = 16
+  /** `a === b` in about equal parts of at most `n` bits. */
+  private def eqParts(a: UInt, b: UInt, n: Int): Seq[Bool] = {
+    val w = a.getWidth
+    val step = (w + (w + n - 1) / n - 1) / ((w + n - 1) / n)
+    (0 until w by step).map(i => a((i + step).min(w) - 1, i) === b((i + step).min(w) - 1, i))
+  }
+  private val lowBits = 9.min(p.pageBits)
+  private val tlbHitPartsC = VecInit(rowC.zip(rowValidC).map { case (e, v) =>
+    val low = v && ptagOkC && e.sid === reqC.sid && (e.big || e.page(lowBits - 1, 0) === reqC.iova(lowBits - 1, 0))
+    val high = if (p.pageBits > lowBits) eqParts(e.page(p.pageBits - 1, lowBits), reqC.iova(p.pageBits - 1, lowBits), cmpChunk) else Nil
+    VecInit(low +: high)
+  })
   private val tlbHitsC = VecInit(rowC.zip(rowValidC).map { case (e, v) => v && ptagOkC && e.covers(reqC.sid, reqC.iova) })
   private val pbHitsC = VecInit(pb.io.readData.zip(pbValid).map { case (e, v) => v && e.covers(reqC.sid, reqC.iova) && p.prefetch.B })
   private val newC = Completion.entry(p, c.bits.comp, reqC.sid, reqC.iova)
@@ -261,6 +302,12 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val ivC = c.bits.inval
   private val ivMaskC = c.bits.ivMask
   private val tlbCoverC = VecInit(rowC.zip(rowValidC).map { case (e, v) => v && InvalRule.covers(p, ivC, ivMaskC, e) })
+  /** `tlbCoverC` in parts (`ramAddrReg`): the valid bit, the SID compare, the masked page bits'
+    * chunks; the invalidation's kind is applied in pick ([[InvalRule.coversFrom]]).
+    */
+  private val tlbCoverPartsC = VecInit(rowC.zip(rowValidC).map { case (e, v) =>
+    VecInit(Seq(v, e.sid === ivC.sid) ++ InvalRule.pageParts(p, ivC, ivMaskC, e, coverChunk))
+  })
   private val pbCoverC = VecInit(pb.io.all(0).zip(pbValid).map { case (e, v) => v && InvalRule.covers(p, ivC, ivMaskC, e) })
   private val slotCoverC = VecInit((0 until p.slots).map(i =>
     st.valid(i) && InvalRule.coversSlot(p, ivC, ivMaskC, st.slot(i).sid, st.slot(i).page)))
@@ -268,7 +315,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
 
   // ---- pick stage --------------------------------------------------------------------------
   private def toPick[T <: Data](d: T): T = Stage.carry(d, timing.hitReg)
-  private val tlbHitsK = toPick(tlbHitsC)
+  private val tlbHitsK =
+    if (ramAddrReg) VecInit(toPick(tlbHitPartsC).map(_.asUInt.andR)) else toPick(tlbHitsC)
   private val pbHitsK = toPick(pbHitsC)
   private val pickK = Wire(new DevPick(p, pbN))
   pickK.tlb := PriorityEncoderOH(tlbHitsK)
@@ -341,7 +389,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
     if (!timing.selReg) st.holding(req.sid, req.iova)
     else {
       val kReq = k.bits.req
-      val early = RegNext(st.holding(kReq.sid, kReq.iova))
+      // compared in pick in registered parts (the SID with the slot's mergeable bit, the page in
+      // `cmpChunk`-bit parts), ANDed here: the slots' keys fan out across the die
+      val earlyParts = RegNext(VecInit((0 until p.slots).map(i => VecInit(
+        (st.mergeable(i) && st.slot(i).sid === kReq.sid) +: eqParts(st.slot(i).page, kReq.iova, cmpChunk)))))
+      val early = VecInit(earlyParts.map(_.asUInt.andR))
       val sameAhead = RegNext(kReq.sid === req.sid && kReq.iova === req.iova)
       val last = RegNext(allocEvents)
       val lastValid = RegNext(VecInit(allocEvents.map(_.valid)), VecInit(Seq.fill(1 + p.histPages)(false.B)))
@@ -428,6 +480,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val cmEvict = toCommit(evict)
   tlb.io.write.valid := cmTlb
   tlb.io.write.bits.set := cmRow
+  tlb.io.writeSetEarly.foreach(_ := rowIdx)
   tlb.io.write.bits.way := cmWay
   tlb.io.write.bits.data := DevKey(p, cmEntry)
   tlbData.io.write.valid := cmTlb
@@ -471,7 +524,13 @@ class DevTlb(val p: DevTlbParams) extends Module {
   }
 
   // invalidation: remove what it covers, mark its slots stale, wait for them
-  private val tlbCover = toRespond(tlbCoverC)
+  private val tlbCover =
+    if (!ramAddrReg) toRespond(tlbCoverC)
+    else {
+      val partsK = toPick(tlbCoverPartsC)
+      val coverK = VecInit(partsK.map(x => x(0) && InvalRule.coversFrom(k.bits.inval, x(1), x.drop(2).reduce(_ && _))))
+      Stage.carry(coverK, timing.selReg)
+    }
   private val pbCover = toRespond(pbCoverC)
   // coverage is computed in match; a slot freed between match and respond (its last waiter's
   // response) is no longer there: it must not be marked nor waited for (its bit would never
@@ -673,6 +732,19 @@ object InvalRule {
     val m = Mux(e.big, mask & big, mask)
     kindAll(iv) || (e.sid === iv.sid && (iv.kind === InvalKind.Sid.U || ((e.page ^ iv.iova) & m) === 0.U))
   }
+
+  /** [[covers]] cut for a registered compare: the chunks of `n` bits of the page compare under
+    * the mask (each true when the entry's page agrees with `iova` on the chunk's masked bits).
+    */
+  def pageParts(p: DevTlbParams, iv: DevInval, mask: UInt, e: DevEntry, n: Int): Seq[Bool] = {
+    val big = ~((BigInt(1) << 9.min(p.pageBits)) - 1).U(p.pageBits.W)
+    val d = (e.page ^ iv.iova) & Mux(e.big, mask & big, mask)
+    (0 until p.pageBits by n).map(i => d((i + n).min(p.pageBits) - 1, i) === 0.U)
+  }
+
+  /** [[covers]] from its parts: the SID compare and the AND of [[pageParts]]. */
+  def coversFrom(iv: DevInval, sidEq: Bool, pageEq: Bool): Bool =
+    kindAll(iv) || (sidEq && (iv.kind === InvalKind.Sid.U || pageEq))
 
   /** A slot: its size is unknown until the completion, so it is covered when the 2 MiB region
     * of its page overlaps the range (a 2 MiB completion in flight is then not cached).
