@@ -64,6 +64,13 @@
 //   I8  the step engine's registered turn decisions: a slot served by the engine has the decision
 //       of its current registers (dbg_decOk; the RTL registers each slot's decision a cycle
 //       ahead, or after its own turn the decision of the state that turn leads to)
+//   I9  the response's and the memory port's registered choices (computed a cycle ahead) are
+//       consistent with the slots' states: at most one slot, one that asks, one whenever any
+//       asks (dbg_chanOk)
+//   I10 while the engine serves a slot, the key its lookups and fills compare (registered with
+//       the engine's choice) is the slot's (dbg_keyOk)
+//   I11 for a slot in Lock and a slot holding a lock, the registered compare of their entry
+//       addresses equals the compare of their addresses now (dbg_lockOk)
 //   I6  the guest permission allows the access once the guest leaf passed its check; the host
 //       permission allows it once the data access's host leaf passed (host A/D, Dirty,
 //       HostLeafDone of the data access); both in Done without fault; cmd 3 only in Start/Done
@@ -186,8 +193,8 @@ module walker_fv (
   wire [5:0]      d_fillWay;
   wire [VB-1:0]   d_hitVmid;
   wire            d_fillValid, d_fillSlot, d_engSlot;
-  wire            d_engValid;
-  wire [1:0]      d_engAfter, d_lookPhase, d_decOk;
+  wire            d_engValid, d_keyOk, d_lockOk;
+  wire [1:0]      d_engAfter, d_lookPhase, d_decOk, d_chanOk;
   wire            d_rhp_r, d_rhp_w, d_rhp_x, d_rhp_u;
 
   NestedWalker dut (
@@ -260,7 +267,7 @@ module walker_fv (
     .dbg_slotHPerm_1_u(d_hperm[7]),
     .dbg_gpwcAsid_0(d_gAsid[0 +: AB]), .dbg_gpwcAsid_1(d_gAsid[AB +: AB]),
     .dbg_engSlot(d_engSlot), .dbg_engValid(d_engValid), .dbg_engAfter_0(d_engAfter[0]),
-    .dbg_engAfter_1(d_engAfter[1]), .dbg_lookPhase(d_lookPhase), .dbg_decOk(d_decOk), .dbg_fillCache(d_fillCache), .dbg_fillWay(d_fillWay)
+    .dbg_engAfter_1(d_engAfter[1]), .dbg_lookPhase(d_lookPhase), .dbg_decOk(d_decOk), .dbg_chanOk(d_chanOk), .dbg_keyOk(d_keyOk), .dbg_lockOk(d_lockOk), .dbg_fillCache(d_fillCache), .dbg_fillWay(d_fillWay)
   );
 
   // safety properties and invariants: asserted (prove_safety, cover), or assumed in prove_live
@@ -586,6 +593,14 @@ module walker_fv (
     `SAFE(d_lookPhase != 2'd3);
     // I8: the registered turn decisions are the served slot's
     `SAFE(d_decOk == 2'b11);
+    // I9: the registered channel choices (response, memory port) are consistent with the slots'
+    // states: at most one slot, one that asks, and one whenever a slot asks
+    `SAFE(d_chanOk == 2'b11);
+    // I10: the served slot's registered key is its own (the engine registers it with its choice)
+    `SAFE(d_keyOk);
+    // I11: a slot waiting for the lock compares its entry address with a holder's through a
+    // registered compare, which is the compare of their addresses now
+    `SAFE(d_lockOk);
     if (d_lookPhase != 2'd0)
       `SAFE(d_engValid && (d_state[d_engSlot*4 +: 4] == S_START || d_state[d_engSlot*4 +: 4] == S_HSTART));
     // a fill writes its entry two cycles after the owner's engine turn (AssocCache late and

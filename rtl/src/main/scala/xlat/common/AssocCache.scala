@@ -275,7 +275,26 @@ class AssocCache[T <: Data](
   private def any(x: Seq[Bool]): Bool = VecInit(x).asUInt.orR
   /** The lowest set entry one-hot, each bit from one OR of the bits below it (no ripple). */
   private def oh(x: Seq[Bool]): Seq[Bool] = x.indices.map(i => x(i) && !(if (i == 0) false.B else any(x.take(i))))
-  private val dupOH = oh(dup)
+  /** With `ahead`: the lowest set bit one-hot and the second lowest one-hot, from parallel prefix
+    * (Sklansky) scans of "any set / at least two set" over the bits below each one, so that the
+    * logic shared between the bits is a tree (log depth), not a chain. */
+  private def firstTwo(x: Seq[Bool]): (Seq[Bool], Seq[Bool], Bool, Bool) = {
+    type P = (Bool, Bool)
+    def op(a: P, b: P): P = (a._1 || b._1, a._2 || b._2 || (a._1 && b._1))
+    def scan(v: Seq[P]): Seq[P] =
+      if (v.size <= 1) v
+      else {
+        val (l, h) = v.splitAt(v.size / 2)
+        val sl = scan(l); val sh = scan(h)
+        sl ++ sh.map(op(sl.last, _))
+      }
+    val incl = scan(x.map(b => (b, false.B)))
+    val below = (false.B, false.B) +: incl.init
+    val f1 = x.indices.map(i => x(i) && !below(i)._1)
+    val f2 = x.indices.map(i => x(i) && below(i)._1 && !below(i)._2)
+    (f1, f2, incl.last._1, incl.last._2)
+  }
+  private val dupOH = if (ahead) firstTwo(dup)._1 else oh(dup)
   private val dupAny = any(dup)
   /** One-hot entry a fill landing now writes, whether the cache has a free entry, and the
     * candidates the re-reference ageing applies to with the value it ages from.
@@ -304,8 +323,8 @@ class AssocCache[T <: Data](
       // from the next choice on (only the choice among legal entries differs). The entries the
       // victim avoids (pins, re-reference values) are themselves registered a cycle before:
       // two cycles old.
-      val f1 = oh(free)
-      val rest = free.zip(f1).map { case (a, b) => a && !b }
+      // the first and the second free entry (the second: free, with exactly one free entry below)
+      val (f1, f2, anyFree, twoFree) = firstTwo(free)
       val avoidR = RegNext(VecInit(avoid))
       val e1v = if (!pins && !reuse) victim else repl.victimAvoiding(0.U, avoidR)
       val e1 = (0 until n).map(e1v === _.U)
@@ -314,8 +333,8 @@ class AssocCache[T <: Data](
       // The choices are registered as indices (the entry written is decoded from one index,
       // so it is one entry whatever the registers hold); the first choices also one-hot, only
       // to compare them with the entry the fill of this cycle writes.
-      val f1R = RegNext(OHToUInt(f1)); val f2R = RegNext(OHToUInt(oh(rest)))
-      val a1R = RegNext(any(free), false.B); val a2R = RegNext(any(rest), false.B)
+      val f1R = RegNext(OHToUInt(f1)); val f2R = RegNext(OHToUInt(f2))
+      val a1R = RegNext(anyFree, false.B); val a2R = RegNext(twoFree, false.B)
       val e1R = RegNext(e1v); val e2R = RegNext(e2v)
       val f1OHR = RegNext(VecInit(f1)); val e1OHR = RegNext(VecInit(e1))
       val candR = RegNext(VecInit(cand)); val topR = top.map(t => RegNext(t))

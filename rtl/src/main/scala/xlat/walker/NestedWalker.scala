@@ -114,7 +114,13 @@ class NestedWalker(val p: WalkerParams) extends Module {
     * so no writer's value passes another's multiplexer and each enable is one OR.
     */
   private val writes = Seq.fill(W)(scala.collection.mutable.LinkedHashMap[Data, Seq[(Bool, Data)]]())
-  private def put(i: Int, dst: Data, c: Bool, v: Data): Unit = writes(i)(dst) = writes(i).getOrElse(dst, Seq()) :+ (c -> v)
+  /** The turn's writes alone (also in `writes`): a slot's registers after its turn. */
+  private val turnWrites = Seq.fill(W)(scala.collection.mutable.LinkedHashMap[Data, Seq[(Bool, Data)]]())
+  private var inTurn = false
+  private def put(i: Int, dst: Data, c: Bool, v: Data): Unit = {
+    writes(i)(dst) = writes(i).getOrElse(dst, Seq()) :+ (c -> v)
+    if (inTurn) turnWrites(i)(dst) = turnWrites(i).getOrElse(dst, Seq()) :+ (c -> v)
+  }
   private def putState(i: Int, c: Bool, v: WalkState.Type): Unit = put(i, state(i), c, v.asUInt)
 
   // ---- caches ------------------------------------------------------------------------------
@@ -134,8 +140,15 @@ class NestedWalker(val p: WalkerParams) extends Module {
   )
 
   private def anyOf(x: Seq[Bool]): Bool = VecInit(x).asUInt.orR
-  /** The lowest set bit of `x` one-hot, each bit from one OR of the bits below it (no ripple). */
-  private def firstOH(x: Seq[Bool]): Seq[Bool] = x.indices.map(i => x(i) && !(if (i == 0) false.B else anyOf(x.take(i))))
+  /** The lowest set bit of `x` one-hot, each bit from the OR of the bits below it, those ORs a
+    * parallel prefix (Sklansky) tree: shared between the bits, yet log depth (not a chain). */
+  private def firstOH(x: Seq[Bool]): Seq[Bool] = {
+    def scan(v: Seq[Bool]): Seq[Bool] =
+      if (v.size <= 1) v
+      else { val (l, h) = v.splitAt(v.size / 2); val sl = scan(l); sl ++ scan(h).map(_ || sl.last) }
+    val below = false.B +: scan(x).init
+    x.indices.map(i => x(i) && !below(i))
+  }
   /** The select of a lookup: `hitsR` the registered matches (per level with `levels`, one vector
     * otherwise), kept on entries still valid and not rewritten by the fill that landed in the
     * match cycle; the deepest level's (the walk then skips the most reads), then the
@@ -227,26 +240,49 @@ class NestedWalker(val p: WalkerParams) extends Module {
 
   private def gvpnOf(x: WalkSlot): UInt = x.gva(g.inputBits - 1, 12)
   private def hostWriteOf(x: WalkSlot): Bool = Mux(x.forData, isCmd(x.cmd, AccessCmd.Write), p.hardwareAd.B)
-  private val hostWrite = hostWriteOf(s)
-  // the served slot's page numbers, selected as such (not whole registers, of which the
-  // lookups use only these bits)
-  private val gvpn = VecInit(slot.map(gvpnOf))(e)
+  /** The fields of a slot its lookups and fills compare with the caches' keys. */
+  private class LookKey extends Bundle {
+    val vmid = UInt(p.vmidBits.W)
+    val asid = UInt(p.asidBits.W)
+    val gvpn = UInt((g.inputBits - 12).W)
+    val gpn = UInt((p.gpaBits - 12).W)
+    val gLevel = UInt(p.levelBits.W)
+    val hLevel = UInt(p.levelBits.W)
+    val hostWrite = Bool()
+    val hostFetch = Bool()
+  }
+  /** The served slot's key, registered when the engine chooses the slot (from the slot's
+    * registers as they are after that cycle: a slot chosen while it takes its turn is served with
+    * what the turn writes), so the compares start from registers, not from the 1-of-walkers
+    * slot multiplexer. Only a slot's own turn and its acceptance write these fields, so the
+    * register is the served slot's key in every cycle it is served (`dbg_keyOk`).
+    */
+  private val keyR = Reg(new LookKey)
+  /** A slot's key from its registers now (for the proofs' view). */
+  private def keyNowOf(x: WalkSlot): LookKey = {
+    val k = Wire(new LookKey)
+    k.vmid := x.vmid; k.asid := x.asid; k.gvpn := gvpnOf(x); k.gpn := gpnOf(x.target)
+    k.gLevel := x.gLevel; k.hLevel := x.hLevel; k.hostWrite := hostWriteOf(x); k.hostFetch := hostFetchOf(x)
+    k
+  }
+  private val hostWrite = keyR.hostWrite
+  private val gvpn = keyR.gvpn
 
   // Match stage: the served slot's keys against every entry, registered every cycle (read only
   // in the select cycle that follows a match turn, where the engine still serves that slot).
-  private val gpnKey = VecInit(slot.map(x => gpnOf(x.target)))(e)
+  private val gpnKey = keyR.gpn
   // (pointer caches: one vector per level, so the select finds the deepest level without
   // reading the entries' levels)
   private val gpwcHitsR = gpwc.map(c => (1 to g.topLevel).map(l => RegNext(VecInit(c.entries.map { x =>
-    x.vmid === s.vmid && x.asid === s.asid && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U && x.level === l.U
+    x.vmid === keyR.vmid && x.asid === keyR.asid && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U && x.level === l.U
   }))))
   private val ntlbHitsR = ntlb.map(c => RegNext(VecInit(c.entries.map { x =>
-    x.vmid === s.vmid && ((x.gpn ^ gpnKey) & keep(x.size, x.gpn.getWidth)) === 0.U && !(hostWrite && !x.d)
+    x.vmid === keyR.vmid && ((x.gpn ^ gpnKey) & keep(x.size, x.gpn.getWidth)) === 0.U && !(hostWrite && !x.d)
   })))
   // (and whether each entry denies the served slot's access: the select takes the chosen one's)
-  private val ntlbDenyR = ntlb.map(c => RegNext(VecInit(c.entries.map(x => hostDenies(x.perm, hostWrite, hostFetchOf(s))))))
+  private val ntlbDenyR = ntlb.map(c => RegNext(VecInit(c.entries.map(x => hostDenies(x.perm, hostWrite, keyR.hostFetch)))))
   private val hpwcHitsR = hpwc.map(c => (1 to h.topLevel).map(l => RegNext(VecInit(c.entries.map { x =>
-    x.vmid === s.vmid && ((x.gpn ^ gpnKey) & keep(x.level, x.gpn.getWidth)) === 0.U && x.level === l.U
+    x.vmid === keyR.vmid && ((x.gpn ^ gpnKey) & keep(x.level, x.gpn.getWidth)) === 0.U && x.level === l.U
   }))))
   // The select stage's choices, once for every slot (they depend on no slot register); a
   // pointer hit at level l continues at l - 1 (from the level one-hot, not the entry).
@@ -278,17 +314,17 @@ class NestedWalker(val p: WalkerParams) extends Module {
   // fields (raw slot registers: only the slot multiplexer is in front of them).
   private val sameG = gpwc.map { c =>
     val k = WireDefault(0.U.asTypeOf(new GuestPwcEntry(p)))
-    k.vmid := s.vmid; k.asid := s.asid; k.level := s.gLevel; k.vpn := gvpn
+    k.vmid := keyR.vmid; k.asid := keyR.asid; k.level := keyR.gLevel; k.vpn := gvpn
     c.sameKeyAs(k)
   }
   private val sameH = hpwc.map { c =>
     val k = WireDefault(0.U.asTypeOf(new HostPwcEntry(p)))
-    k.vmid := s.vmid; k.level := s.hLevel; k.gpn := gpnKey
+    k.vmid := keyR.vmid; k.level := keyR.hLevel; k.gpn := gpnKey
     c.sameKeyAs(k)
   }
   private val sameT = ntlb.map { c =>
     val k = WireDefault(0.U.asTypeOf(new NestedTlbEntry(p)))
-    k.vmid := s.vmid; k.size := s.hLevel(1, 0); k.gpn := gpnKey
+    k.vmid := keyR.vmid; k.size := keyR.hLevel(1, 0); k.gpn := gpnKey
     c.sameKeyAs(k)
   }
 
@@ -458,16 +494,17 @@ class NestedWalker(val p: WalkerParams) extends Module {
       hTDeny -> tSelEnt.size, hFault -> s.hLevel, gFault -> s.gLevel)
     // next state
     val toDone = any(Br.SRes, Br.SRng, Br.HRng, Br.HlData) || hTDeny || hTData || hFault || gFault
-    val nextState = Mux1H(Seq(
-      toDone -> Done.asUInt,
-      (hTGuest || d(Br.HlGuest)) -> ReadGuest.asUInt,
-      (hRead || d(Br.HePtr)) -> ReadHost.asUInt,
-      any(Br.SGo, Br.GePtr, Br.Gl) -> HostStart.asUInt,
-      any(Br.HeAd, Br.GeAd) -> Lock.asUInt,
-      d(Br.HeOk) -> HostLeafDone.asUInt,
-      d(Br.GeOk) -> GuestLeafDone.asUInt
-    ))
-    put(i, state(i), go, nextState)
+    // (one write per next state, each a constant: the channel choices made a cycle ahead read
+    // which states a slot enters from their conditions)
+    Seq(
+      toDone -> Done,
+      (hTGuest || d(Br.HlGuest)) -> ReadGuest,
+      (hRead || d(Br.HePtr)) -> ReadHost,
+      any(Br.SGo, Br.GePtr, Br.Gl) -> HostStart,
+      any(Br.HeAd, Br.GeAd) -> Lock,
+      d(Br.HeOk) -> HostLeafDone,
+      d(Br.GeOk) -> GuestLeafDone
+    ).foreach { case (c, x) => putState(i, go && c, x) }
     // guest side
     write(s.gLevel, d(Br.SGo) -> startLevel, d(Br.GePtr) -> (s.gLevel - 1.U))
     write(s.gTable, d(Br.SGo) -> startTable, d(Br.GePtr) -> gPteTable)
@@ -527,24 +564,33 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val gpwcHit = served(_.useG)
   private val hpwcHit = served(_.useH)
   private val ntlbHit = served(_.useT)
+  // (the fill's key fields from the served slot's registered key, the rest by `cur`)
+  private val fillG = WireDefault(Mux1H(curOH, turnG))
+  fillG.vmid := keyR.vmid; fillG.asid := keyR.asid; fillG.level := keyR.gLevel; fillG.vpn := gvpn
+  private val fillH = WireDefault(Mux1H(curOH, turnH))
+  fillH.vmid := keyR.vmid; fillH.level := keyR.hLevel; fillH.gpn := gpnKey
+  private val fillT = WireDefault(Mux1H(curOH, turnT))
+  fillT.vmid := keyR.vmid; fillT.size := keyR.hLevel(1, 0); fillT.gpn := gpnKey
   gpwc.foreach { c =>
-    c.fillBits(Mux1H(curOH, turnG), cur, sameG.get); when(fills(0)) { c.fillGo() }
+    c.fillBits(fillG, cur, sameG.get); when(fills(0)) { c.fillGo() }
     c.useBits(gSelWay, cur); when(gpwcHit) { c.useGo() }
   }
   hpwc.foreach { c =>
-    c.fillBits(Mux1H(curOH, turnH), cur, sameH.get); when(fills(1)) { c.fillGo() }
+    c.fillBits(fillH, cur, sameH.get); when(fills(1)) { c.fillGo() }
     c.useBits(pSelWay, cur); when(hpwcHit) { c.useGo() }
   }
   ntlb.foreach { c =>
-    c.fillBits(Mux1H(curOH, turnT), cur, sameT.get); when(fills(2)) { c.fillGo() }
+    c.fillBits(fillT, cur, sameT.get); when(fills(2)) { c.fillGo() }
     c.useBits(tSelWay, cur); when(ntlbHit) { c.useGo() }
   }
 
   // ---- memory port -------------------------------------------------------------------------
   private val issueStates = Seq(ReadHost, ReadGuest, ReadLocked, WriteAd)
   // (the round robin's one-hot choice selects the slot's fields by an AND-OR and loads the
-  // chosen slot's own registers: no index decode behind the choice)
-  private val mem = new RoundRobin(W, fast = true)(state.map(st => issueStates.map(_ === st).reduce(_ || _)))
+  // chosen slot's own registers: no index decode behind the choice; the choice is registered,
+  // computed a cycle ahead from the slots' next states, see ChannelChoice)
+  private def issueState(st: UInt): Bool = issueStates.map(_.asUInt === st).reduce(_ || _)
+  private val mem = new ChannelChoice(W)
   private val slotWrite = state.map(_ === WriteAd)
   private val mWrite = Mux1H(mem.oneHot, slotWrite)
   private val ms = Mux1H(mem.oneHot, slot)
@@ -554,7 +600,6 @@ class NestedWalker(val p: WalkerParams) extends Module {
   io.mem_req.bits.write := mWrite
   io.mem_req.bits.wdata := Mux(mWrite, ms.adData, 0.U)
   io.mem_req.bits.wmask := Mux(mWrite, Mux(ms.adHost, (1 << h.adByte).U, (1 << g.adByte).U), 0.U)
-  when(io.mem_req.fire) { mem.granted() }
   for (i <- 0 until W) {
     val issue = io.mem_req.ready && mem.oneHot(i)
     putState(i, issue, MemWait)
@@ -577,10 +622,15 @@ class NestedWalker(val p: WalkerParams) extends Module {
     state(i) === ReadLocked || state(i) === WriteAd ||
     (state(i) === MemWait && (slot(i).memKind === MemKind.Locked.U || slot(i).memKind === MemKind.Write.U))
   }
+  // (the address compares registered: a slot in Lock and a holder kept their `pteAddr` in the
+  // cycle before, which only a turn writes, and neither took a turn then; `dbg_lockOk`)
+  private val addrEqR = RegNext(VecInit((0 until W).map(i => VecInit((0 until W).map(j =>
+    if (i == j) true.B else slot(j).pteAddr === slot(i).pteAddr)))))
   private val lockFree = (0 until W).map { i =>
-    (0 until W).filter(_ != i).map(j => !(holds(j) && slot(j).pteAddr === slot(i).pteAddr)).foldLeft(true.B)(_ && _)
+    (0 until W).filter(_ != i).map(j => !(holds(j) && addrEqR(i)(j))).foldLeft(true.B)(_ && _)
   }
-  private val lock = new RoundRobin(W)((0 until W).map(i => state(i) === Lock && lockFree(i)))
+  // (granted whenever valid, so it holds nothing: the choice without hold, the same one)
+  private val lock = new RoundRobin(W, hold = false)((0 until W).map(i => state(i) === Lock && lockFree(i)))
   when(lock.valid) { lock.granted() }
   for (i <- 0 until W) putState(i, lock.valid && lock.oneHot(i), ReadLocked)
 
@@ -634,7 +684,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
   for (i <- 0 until W) putState(i, io.dirty.ready && dirtyPick.oneHot(i), HostLeafDone)
 
   // ---- responses -----------------------------------------------------------------------------
-  private val respPick = new RoundRobin(W, fast = true)(state.map(_ === Done))
+  private val respPick = new ChannelChoice(W)
   // The answered slot's fields by the choice one-hot (an AND-OR, no index decode behind the
   // round robin); a slot's bus error is known from its own register, so the caches' drop and
   // confirm are per owner (`dropMask`): each entry looks up its own owner's bit.
@@ -655,7 +705,6 @@ class NestedWalker(val p: WalkerParams) extends Module {
   io.resp.bits.perm := Mux(ok, andPerm(rs.gPerm, rs.hPerm), 0.U.asTypeOf(new Perm))
   io.resp.bits.memReads := rs.memReads
   io.resp.bits.memWrites := rs.memWrites
-  when(io.resp.fire) { respPick.granted() }
   for (i <- 0 until W) putState(i, respFireOH(i), Idle)
   for (c <- Seq(gpwc, hpwc, ntlb)) c.foreach { c =>
     c.dropMask((0 until W).map(i => respFireOH(i) && respBus(i)))
@@ -663,10 +712,12 @@ class NestedWalker(val p: WalkerParams) extends Module {
   }
 
   // ---- the turns, and every write of the slot registers (see `writes`) -----------------------
+  inTurn = true
   for (i <- 0 until W) {
     val (o, gx, hx, tx) = turnOf(i)
     turnOps(i) := o; turnG(i) := gx; turnH(i) := hx; turnT(i) := tx
   }
+  inTurn = false
 
   // ---- flush ---------------------------------------------------------------------------------
   io.flush.ready := true.B
@@ -691,6 +742,26 @@ class NestedWalker(val p: WalkerParams) extends Module {
 
   // every slot register and state: one AND-OR of its writers' values, enabled by the OR of their
   // conditions (exclusive, see `writes`)
+  // (and each slot's key fields after its turn, for the served slot's registered key: the
+  // engine only chooses a slot in an engine state, whose key fields only its turn writes)
+  private def nextOf(i: Int, dst: UInt): UInt = turnWrites(i).get(dst) match {
+    case Some(ws) =>
+      val c = ws.map(_._1)
+      val vs = ws.map(_._2.asUInt)
+      Mux(anyOf(c), if (vs.size == 1) vs.head else Mux1H(c, vs), dst).pad(dst.getWidth)(dst.getWidth - 1, 0)
+    case None => dst
+  }
+  private val keyNext = (0 until W).map { i =>
+    val x = slot(i)
+    val k = Wire(new LookKey)
+    val forData = nextOf(i, x.forData).asBool
+    k.vmid := x.vmid; k.asid := x.asid; k.gvpn := gvpnOf(x); k.gpn := gpnOf(nextOf(i, x.target))
+    k.gLevel := nextOf(i, x.gLevel); k.hLevel := nextOf(i, x.hLevel)
+    k.hostWrite := Mux(forData, isCmd(x.cmd, AccessCmd.Write), p.hardwareAd.B)
+    k.hostFetch := forData && isCmd(x.cmd, AccessCmd.Exec)
+    k
+  }
+  when(!(matchTurn || selectTurn)) { keyR := Mux1H(engine.oneHot, keyNext) }
   for (i <- 0 until W; (dst, ws) <- writes(i)) {
     val c = ws.map(_._1)
     val vs = ws.map(_._2)
@@ -704,6 +775,19 @@ class NestedWalker(val p: WalkerParams) extends Module {
       }
     }
   }
+
+  // the channel choices of the next cycle, from the slots' next states: a slot asks next cycle
+  // if a writer takes it into one of the channel's states, or if it is in one and is not granted
+  // (the grant is the only writer of a slot in those states: the writers act in exclusive
+  // states)
+  private def nextIn(i: Int, set: Seq[WalkState.Type], leave: Bool): Bool = {
+    val ws = writes(i)(state(i))
+    require(ws.forall(_._2.litOption.isDefined), "every state write is a constant")
+    val into = ws.collect { case (c, v) if set.exists(_.litValue == v.litValue) => c }
+    anyOf(into) || (set.map(state(i) === _).reduce(_ || _) && !leave)
+  }
+  respPick((0 until W).map(i => nextIn(i, Seq(Done), respFireOH(i))), io.resp.fire)
+  mem((0 until W).map(i => nextIn(i, issueStates, io.mem_req.ready && mem.oneHot(i))), io.mem_req.fire)
 
   // ---- counters ------------------------------------------------------------------------------
   private val success = io.resp.fire && ok
@@ -758,6 +842,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.fillValid := RegNext(RegNext(turn && filled, false.B) && !io.flush.fire, false.B) && !io.flush.fire
     d.fillSlot := RegNext(RegNext(e))
     d.respHostPerm := rs.hPerm
+    d.lockOk := (0 until W).flatMap(i => (0 until W).filter(_ != i).map(j =>
+      !(state(i) === Lock && holds(j)) || addrEqR(i)(j) === (slot(j).pteAddr === slot(i).pteAddr))).foldLeft(true.B)(_ && _)
+    d.keyOk := !curValid || keyR.asUInt === keyNowOf(slot(cur)).asUInt
+    d.chanOk := Cat(mem.ok(state.map(st => issueState(st.asUInt))), respPick.ok(state.map(_ === Done)))
     d.decOk := VecInit((0 until W).map(i => goI(i) === goF(i) && (!goI(i) || decR(i).asUInt === decNow(i).asUInt))).asUInt
     for (i <- 0 until W) {
       val x = slot(i)

@@ -133,6 +133,16 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
     * slot's state), and when it is set the registered turn decision is the one of the slot's
     * registers (both are registered a cycle ahead). */
   val decOk = UInt(p.walkers.W)
+  /** The registered channel choices are consistent with the slots' states (bit 0 the response's,
+    * bit 1 the memory port's: at most one slot, in a state that asks, and one whenever a slot
+    * asks; ChannelChoice computes them a cycle ahead). */
+  val chanOk = UInt(2.W)
+  /** While the step engine serves a slot, its registered key (the fields the lookups and fills
+    * compare) is the slot's. */
+  val keyOk = Bool()
+  /** For a slot waiting for the A/D lock and a holder: the registered compare of their entry
+    * addresses is the compare of their addresses now. */
+  val lockOk = Bool()
   /** Host permission of the final mapping in a success response (r, w, x). */
   val respHostPerm = new Perm
   /** Per slot: the [[WalkState]] (as its encoding), the walk's position and request fields,
