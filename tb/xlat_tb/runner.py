@@ -134,18 +134,22 @@ def repro_command(seed: int, env: dict) -> str:
     parts += [f"{k}={env[k]}" for k in sorted(env) if k in lens]
     parts += [f"{k}={os.environ[k]}" for k in sorted(lens) if k not in env and os.environ.get(k)]
     node = os.environ.get("PYTEST_CURRENT_TEST", "").rsplit(" (", 1)[0]
+    node = re.sub(r"\]@[^\]]*$", "]", node)   # the xdist group suffix (--dist loadgroup)
     node = re.sub(r"-seed\d+\]$", "]", node)     # with XLAT_SEED set that is the case's id
     return " ".join(parts) + " .venv/bin/python -m pytest" + (f" '{node}'" if node else "")
 
 
 def run_cocotb(*, name: str, sources, toplevel: str, test_module: str, run: str,
                testcases: list[str] | None = None, extra_env: dict | None = None,
-               build_args=(), fail: bool = True, seed: int | None = None) -> RunResult:
+               build_args=(), fail: bool = True, seed: int | None = None,
+               rerun_waves: bool = True) -> RunResult:
     """Build ``sources`` (cached under build/sim/<name>/) and run ``test_module`` on it.
 
     ``run`` names the test directory build/sim/<name>/<run>/ (results, log, waves).
     ``seed``: the case's seed (XLAT_SEED still overrides it; None: the default seed).
     Raises pytest's Failed (when ``fail``) with the seed, failing tests and waveform path.
+    ``rerun_waves``: rerun failing tests with tracing (off for a shared simulation, whose
+    failing tests are rerun alone by run_case).
     """
     from cocotb_tools.runner import get_runner
 
@@ -217,7 +221,7 @@ def run_cocotb(*, name: str, sources, toplevel: str, test_module: str, run: str,
     msg.append(f"log: {base / run / 'sim.log'}")
     if res.waves:
         msg.append(f"waveform: {res.waves}")
-    elif not _truthy("XLAT_NO_RERUN"):
+    elif rerun_waves and not _truthy("XLAT_NO_RERUN"):
         rerun_cases = res.failed or testcases
         wres = one(True, rerun_cases, run + "_waves")
         if wres.waves:
@@ -238,7 +242,7 @@ def run_cocotb(*, name: str, sources, toplevel: str, test_module: str, run: str,
 
 def run_config(config: str, test_module: str, *, run: str, testcases=None, extra_env=None,
                build_args=(), fail: bool = True, manifest=None,
-               seed: int | None = None) -> RunResult:
+               seed: int | None = None, rerun_waves: bool = True) -> RunResult:
     """run_cocotb on build/rtl/<config>/ (or on ``manifest``, a manifest.json path) as its
     manifest describes.  Skips (with the reason) when the configuration has not been generated.
     """
@@ -251,4 +255,52 @@ def run_config(config: str, test_module: str, *, run: str, testcases=None, extra
                       test_module=test_module, run=run, testcases=testcases,
                       extra_env={"XLAT_CONFIG": config, "XLAT_MANIFEST": str(man.path),
                                  **(extra_env or {})},
-                      build_args=build_args, fail=fail, seed=seed)
+                      build_args=build_args, fail=fail, seed=seed, rerun_waves=rerun_waves)
+
+
+def run_case(block: str, config: str, suite: str, case: str, reg, *, name: str | None = None,
+             test_only: dict | None = None) -> RunResult:
+    """One pytest case of tb/<block>/: cocotb test ``case`` of tests_<suite>.py on ``config``.
+
+    ``name``: the simulation's configuration name (default ``config``); ``test_only``: the
+    generator parameters of a test-only configuration (generated on demand); ``reg``: the
+    case's regression seed and run length (xlat_tb.regression).  Directed tests share one
+    simulation per configuration (xlat_tb.batch); a test that fails there is rerun alone.
+    """
+    from . import batch
+    from .generate import ensure_config
+
+    name = name or config
+    manifest = ensure_config(block, name, test_only) if test_only is not None else None
+    module = f"{block}.tests_{suite}"
+
+    def alone() -> RunResult:
+        return run_config(name, module, run=f"{suite}_{case}{reg.tag}", testcases=[case],
+                          manifest=manifest, seed=reg.seed, extra_env=reg.env)
+
+    group = batch.peers(block, config, suite) if reg.seed is None and not reg.env else []
+    if case not in group:
+        return alone()
+    shared = batch.shared_result(
+        (block, config, suite),
+        lambda: run_config(name, module, run=f"{suite}_shared", testcases=group,
+                           manifest=manifest, fail=False, rerun_waves=False))
+    log = SIM_BUILD / name / f"{suite}_shared" / "sim.log"
+    if case in shared.passed or f"{case} (skipped)" in shared.passed:
+        print(f"[xlat] {name}: {case} passed in the shared simulation of {len(group)} "
+              f"{suite} tests; log {log}", flush=True)
+        return shared
+    verdict = "failed" if case in shared.failed else "had no verdict"
+    print(f"[xlat] {name}: {case} {verdict} in the shared simulation ({log}); rerunning it "
+          f"alone", flush=True)
+    res = alone()      # raises with the failure, its log and waveform
+    if case in shared.failed:
+        import pytest
+
+        pytest.fail(f"{case} failed in the shared simulation of {name}'s {suite} tests and "
+                    f"passed alone: the tests are not independent (a test must not depend on "
+                    f"what an earlier test left in the design or the testbench).\n"
+                    f"shared: {log}: {shared.messages.get(case)}\n"
+                    f"alone: {SIM_BUILD / name / (suite + '_' + case) / 'sim.log'}",
+                    pytrace=False)
+    return res

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
 from pathlib import Path
 
 
@@ -39,8 +40,16 @@ def make_overrides(opt_fast: str, opt_slow: str, opt_global: str | None = None) 
     "-include"), so any model big enough for Verilator to use precompiled headers fails to
     compile ("Vtop__pch.h.fast: linker input file not found"): pass the right value on make's
     command line. OPT_FAST/OPT_SLOW/OPT_GLOBAL choose the C++ optimisation of the model.
+
+    With ccache installed (the Makefile's bootstrap installs it) compiles go through it: the
+    Verilator runtime (verilated.cpp, verilated_vpi.cpp, ...) is the same in every model, so
+    only the first model of a run compiles it (about 5 s of every model build). XLAT_CCACHE=0
+    turns that off; CCACHE_DIR chooses the cache (ccache's default: ~/.cache/ccache).
     """
     out = [f"OPT_FAST={opt_fast}", f"OPT_SLOW={opt_slow}"]
+    cc = shutil.which("ccache")
+    if cc and os.environ.get("XLAT_CCACHE", "1").strip() != "0":
+        out.append(f"OBJCACHE={cc}")
     if opt_global is not None:
         out.append(f"OPT_GLOBAL={opt_global}")
     mk = verilator_root() / "include" / "verilated.mk"

@@ -1,0 +1,51 @@
+"""Session-wide pytest hooks of `make test` (tb/ formal/ sim/ fpga/ in one session).
+
+* Order: the long formal tasks start first. Two xdist workers share the suite; a 5-minute task
+  that starts last runs alone at the end (it did: walker_cover added ~5 min of one idle core).
+  SLOW_FIRST lists them, longest first (formal/README.md has their times).
+* Groups: every cocotb case of one configuration is in one ``xdist_group`` (`make test` runs
+  ``--dist loadgroup``), so one worker builds its model and runs its shared directed simulation
+  (tb/xlat_tb/batch.py).
+"""
+
+import os
+import sys
+
+import pytest
+
+_TB = os.path.join(os.path.dirname(os.path.abspath(__file__)), "tb")
+if _TB not in sys.path:
+    sys.path.insert(0, _TB)
+
+from xlat_tb import batch  # noqa: E402
+
+# node-id fragments of the tasks to start first, longest first (CPU seconds on a quiet machine)
+SLOW_FIRST = [
+    "test_sby[walker_cover]",        # formal/walker
+    "test_sby[perforated_cover]",
+    "test_sby[prove_share_sram6]",
+    "test_sby[perforated_prove]",
+    "test_sby[walker_prove_live]",
+    "test_sby[pml_prove_1c]",
+    "test_sby[prove_share_sram4]",
+]
+
+
+def _rank(item) -> int:
+    for n, frag in enumerate(SLOW_FIRST):
+        if item.nodeid.endswith(frag):
+            return n
+    return len(SLOW_FIRST)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=_rank)               # stable: everything else keeps collection order
+    for item in items:
+        group = batch.group_of(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def pytest_collection_finish(session):
+    batch.plan(session.items)

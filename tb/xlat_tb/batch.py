@@ -1,0 +1,93 @@
+"""One simulation for the directed tests of one configuration, one pytest case per cocotb test.
+
+Every cocotb test resets the design and builds its own environment, so the directed tests of a
+configuration can share one simulator process: starting one (Python, cocotb, the testbench
+imports) costs ~0.7 s, about as much as most directed tests run. The pytest cases stay one per
+cocotb test; the first case of a configuration to run starts the simulation of every selected
+directed test of that configuration (``plan``, from the session's collection, so ``-k`` still
+selects), and each case then reports its own test's verdict from that run.
+
+* A test that fails in the shared simulation is rerun alone with the same seed: its failure
+  message, log and waveform come from that run. A test that fails shared and passes alone is a
+  failure too (the tests are not independent), with both logs named.
+* A test without a verdict (the simulator stopped early) is rerun alone.
+* Regression seeds and the random suites run alone as before (their own seed and length).
+* Sharing needs all cases of a configuration on one pytest-xdist worker: the root conftest.py
+  puts them in one ``xdist_group`` and the Makefile runs ``--dist loadgroup``. Under another
+  distribution each worker runs its own shared simulation (more work, same verdicts).
+* ``XLAT_BATCH=0`` runs every case alone.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+# (block, config, suite) -> cocotb tests selected in this session, in collection order
+_PLAN: dict[tuple[str, str, str], list[str]] = {}
+# (block, config, suite) -> RunResult of the shared simulation (this process)
+_DONE: dict = {}
+
+SHARED_SUITES = ("directed",)
+
+
+def enabled() -> bool:
+    return os.environ.get("XLAT_BATCH", "1").strip().lower() not in ("0", "false", "no", "off")
+
+
+@dataclass(frozen=True)
+class Key:
+    block: str
+    config: str
+    suite: str
+
+    def tuple(self):
+        return (self.block, self.config, self.suite)
+
+
+def key_of(item) -> Key | None:
+    """The shared-simulation key of a pytest item of tb/<block>/test_<block>.py, or None when
+    the item runs alone (not a cocotb case, a regression seed, a suite that is not shared)."""
+    spec = getattr(item, "callspec", None)
+    if spec is None:
+        return None
+    p = spec.params
+    if not {"config", "suite", "case", "reg"} <= p.keys():
+        return None
+    if p["suite"] not in SHARED_SUITES or p["reg"].seed is not None or p["reg"].env:
+        return None
+    return Key(item.path.parent.name, p["config"], p["suite"])
+
+
+def group_of(item) -> str | None:
+    """xdist group of a cocotb case: its block and configuration (all suites and seeds, so that
+    one worker builds the model and runs the shared simulation)."""
+    spec = getattr(item, "callspec", None)
+    if spec is None or "config" not in spec.params or "case" not in spec.params:
+        return None
+    return f"{item.path.parent.name}:{spec.params['config']}"
+
+
+def plan(items) -> None:
+    """Record the selected cases of every shared simulation (call after collection)."""
+    _PLAN.clear()
+    _DONE.clear()
+    if not enabled():
+        return
+    for item in items:
+        k = key_of(item)
+        if k is not None:
+            _PLAN.setdefault(k.tuple(), []).append(item.callspec.params["case"])
+
+
+def peers(block: str, config: str, suite: str) -> list[str]:
+    """The cocotb tests that share this case's simulation (empty: run alone)."""
+    tests = _PLAN.get((block, config, suite), [])
+    return tests if len(tests) > 1 else []
+
+
+def shared_result(key: tuple, run):
+    """The shared simulation's RunResult, running it (``run()``) the first time it is asked."""
+    if key not in _DONE:
+        _DONE[key] = run()
+    return _DONE[key]
