@@ -89,7 +89,8 @@
 //       steps*(T_MAX+1) + stay, hence at most WALK_MAX = (STEP_MAX+1)*(T_MAX+1) (1615 cycles
 //       for FAIR_K = 2); the slot only leaves Done by its response
 //
-// Covers (walker_cover; walker_cover_live with the liveness assumptions): end of the file.
+// Covers (walker_cover, walker_cover_walks; walker_cover_live with the liveness assumptions):
+// end of the file.
 `default_nettype none
 
 module walker_fv (
@@ -825,12 +826,19 @@ module walker_fv (
     cover (dirty_fire);                                                                    // CL2
     cover (d_busy == 2'b11 && resp_fire);                                                  // CL3
   end
-`else
+`elsif COVER_WALKS
+  // walker_cover_walks: the successful walks C1-C3, the deepest covers (first reached at steps
+  // 27, 35 and 30), same free environment as walker_cover; the task checks them at step 35
+  // only (sby `skip`), formal/walker/README.md
   always @* if (live) begin
     cover (c_ok && c_cold);                                   // C1 a cold walk answered
     cover (c_ok && c_usedG[resp_bits_id]);                    // C2 a walk with a guest PWC hit
     cover (c_ok && c_usedH[resp_bits_id]);                    // C3 ... host PWC hit
-    cover (c_ok && c_usedT[resp_bits_id]);                    // C4 ... nested TLB hit
+  end
+`else
+  // walker_cover: every other cover (C1-C3: walker_cover_walks above)
+  always @* if (live) begin
+    cover (c_ok && c_usedT[resp_bits_id]);                    // C4 a walk with a nested TLB hit
     cover (dirty_fire);                                       // C5 a dirty event
     cover (resp_fire && resp_bits_fault == 3'd1);             // C6 faults 1 .. 5
     cover (resp_fire && resp_bits_fault == 3'd2);
