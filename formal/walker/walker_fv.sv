@@ -827,9 +827,17 @@ module walker_fv (
     cover (d_busy == 2'b11 && resp_fire);                                                  // CL3
   end
 `elsif COVER_WALKS
-  // walker_cover_walks: the successful walks C1-C3, the deepest covers (first reached at steps
-  // 27, 35 and 30), same free environment as walker_cover; the task checks them at step 35
-  // only (sby `skip`), formal/walker/README.md
+  // walker_cover_walks: the successful walks C1-C3, the deepest covers (first reachable at
+  // steps 27, 35 and 30 in walker_cover's free environment), checked at step 35 only (sby
+  // `skip`), under the cover-only assumptions CA1-CA5 below (formal/walker/README.md; only this
+  // task defines COVER_WALKS: no proof and no other cover task sees them)
+  always @* if (f_past_valid) begin
+    assume (!reset);                                         // CA1 no reset after the first cycle
+    assume (!flush_valid);                                   // CA2 no flush
+    assume (resp_ready && mem_req_ready && dirty_ready);     // CA3 no back-pressure
+    assume (!mem_resp_bits_error);                           // CA4 no bus error
+    assume (req_bits_id[IB-1:1] == {(IB-1){1'b0}});          // CA5 request ids 0 and 1 only
+  end
   always @* if (live) begin
     cover (c_ok && c_cold);                                   // C1 a cold walk answered
     cover (c_ok && c_usedG[resp_bits_id]);                    // C2 a walk with a guest PWC hit
