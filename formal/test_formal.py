@@ -45,6 +45,7 @@ TASKS = [
     ("walker/walker.sby", "walker_prove_safety", ["walker_formal"]),
     ("walker/walker.sby", "walker_prove_live", ["walker_formal"]),
     ("walker/walker.sby", "walker_cover", ["walker_formal"]),
+    ("walker/walker.sby", "walker_cover_walks", ["walker_formal"]),
     ("walker/walker.sby", "walker_cover_live", ["walker_formal"]),
     ("pml/pml.sby", "pml_prove", ["pml_formal"]),
     ("pml/pml.sby", "pml_live", ["pml_formal"]),

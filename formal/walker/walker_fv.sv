@@ -89,7 +89,8 @@
 //       steps*(T_MAX+1) + stay, hence at most WALK_MAX = (STEP_MAX+1)*(T_MAX+1) (1615 cycles
 //       for FAIR_K = 2); the slot only leaves Done by its response
 //
-// Covers (walker_cover; walker_cover_live with the liveness assumptions): end of the file.
+// Covers (walker_cover, walker_cover_walks; walker_cover_live with the liveness assumptions):
+// end of the file.
 `default_nettype none
 
 module walker_fv (
@@ -825,12 +826,27 @@ module walker_fv (
     cover (dirty_fire);                                                                    // CL2
     cover (d_busy == 2'b11 && resp_fire);                                                  // CL3
   end
-`else
+`elsif COVER_WALKS
+  // walker_cover_walks: the successful walks C1-C3, the deepest covers (first reachable at
+  // steps 27, 35 and 30 in walker_cover's free environment), checked at step 35 only (sby
+  // `skip`), under the cover-only assumptions CA1-CA5 below (formal/walker/README.md; only this
+  // task defines COVER_WALKS: no proof and no other cover task sees them)
+  always @* if (f_past_valid) begin
+    assume (!reset);                                         // CA1 no reset after the first cycle
+    assume (!flush_valid);                                   // CA2 no flush
+    assume (resp_ready && mem_req_ready && dirty_ready);     // CA3 no back-pressure
+    assume (!mem_resp_bits_error);                           // CA4 no bus error
+    assume (req_bits_id[IB-1:1] == {(IB-1){1'b0}});          // CA5 request ids 0 and 1 only
+  end
   always @* if (live) begin
     cover (c_ok && c_cold);                                   // C1 a cold walk answered
     cover (c_ok && c_usedG[resp_bits_id]);                    // C2 a walk with a guest PWC hit
     cover (c_ok && c_usedH[resp_bits_id]);                    // C3 ... host PWC hit
-    cover (c_ok && c_usedT[resp_bits_id]);                    // C4 ... nested TLB hit
+  end
+`else
+  // walker_cover: every other cover (C1-C3: walker_cover_walks above)
+  always @* if (live) begin
+    cover (c_ok && c_usedT[resp_bits_id]);                    // C4 a walk with a nested TLB hit
     cover (dirty_fire);                                       // C5 a dirty event
     cover (resp_fire && resp_bits_fault == 3'd1);             // C6 faults 1 .. 5
     cover (resp_fire && resp_bits_fault == 3'd2);
