@@ -1,8 +1,8 @@
 """Session-wide pytest hooks of `make test` (tb/ formal/ sim/ fpga/ in one session).
 
 * Order: the long formal tasks start first. Two xdist workers share the suite; a 5-minute task
-  that starts last runs alone at the end (it did: walker_cover added ~5 min of one idle core).
-  SLOW_FIRST lists them, longest first (formal/README.md has their times).
+  that starts last runs alone at the end (walker_cover, 7 min before its split, did that).
+  SLOW_FIRST lists them, longest first (CPU seconds on a quiet machine, 2026-11-28).
 * Groups: every cocotb case of one configuration is in one ``xdist_group`` (`make test` runs
   ``--dist loadgroup``), so one worker builds its model and runs its shared directed simulation
   (tb/xlat_tb/batch.py).
@@ -21,13 +21,14 @@ from xlat_tb import batch  # noqa: E402
 
 # node-id fragments of the tasks to start first, longest first (CPU seconds on a quiet machine)
 SLOW_FIRST = [
-    "test_sby[walker_cover]",        # formal/walker
-    "test_sby[perforated_cover]",
-    "test_sby[prove_share_sram6]",
-    "test_sby[perforated_prove]",
-    "test_sby[walker_prove_live]",
-    "test_sby[pml_prove_1c]",
-    "test_sby[prove_share_sram4]",
+    "test_sby[perforated_cover]",       # ~85 s
+    "test_sby[walker_cover_walks]",     # ~76 s
+    "test_sby[prove_share_sram6]",      # ~74 s
+    "test_sby[perforated_prove]",       # ~52 s
+    "test_sby[walker_prove_live]",      # ~47 s
+    "test_sby[walker_cover]",           # ~45 s
+    "test_sby[pml_prove_1c]",           # ~38 s
+    "test_sby[prove_share_sram4]",      # ~35 s
 ]
 
 
