@@ -4,8 +4,11 @@
   that starts last runs alone at the end (walker_cover, 7 min before its split, did that).
   SLOW_FIRST lists them, longest first (CPU seconds on a quiet machine, 2026-11-28).
 * Groups: every cocotb case of one configuration is in one ``xdist_group`` (`make test` runs
-  ``--dist loadgroup``), so one worker builds its model and runs its shared directed simulation
-  (tb/xlat_tb/batch.py).
+  ``--dist loadgroup``), meant to keep them on one worker, which builds the model and runs the
+  shared directed simulation (tb/xlat_tb/batch.py). Known limit: with pytest 9.2 and
+  pytest-xdist 3.8 the group has no effect (xdist appends the group to ``item._nodeid``, which
+  pytest 9 no longer reads; it keeps ``item._id``), so a configuration's cases can land on both
+  workers, and each worker then runs its own shared simulation (same verdicts, some work twice).
 """
 
 import os

@@ -14,7 +14,9 @@ selects), and each case then reports its own test's verdict from that run.
 * Regression seeds and the random suites run alone as before (their own seed and length).
 * Sharing needs all cases of a configuration on one pytest-xdist worker: the root conftest.py
   puts them in one ``xdist_group`` and the Makefile runs ``--dist loadgroup``. Under another
-  distribution each worker runs its own shared simulation (more work, same verdicts).
+  distribution each worker runs its own shared simulation (more work, same verdicts). With
+  pytest 9.2 + pytest-xdist 3.8 the group is not applied (root conftest.py), so that happens
+  when a configuration's cases straddle the two workers.
 * ``XLAT_BATCH=0`` runs every case alone.
 """
 
