@@ -15,9 +15,10 @@ selects), and each case then reports its own test's verdict from that run.
 * Sharing needs all cases of a configuration on one pytest-xdist worker: the root conftest.py
   puts them in one ``xdist_group`` and the Makefile runs ``--dist loadgroup``. Under another
   distribution (and with pytest 9.2 + pytest-xdist 3.8, where the group is not applied: root
-  conftest.py) a configuration's cases can land on both workers: the second one waits for the
-  first one's shared simulation (a lock and the result under build/sim/<config>/) instead of
-  running it again.
+  conftest.py) a configuration's cases can land on both workers. The first worker to ask runs
+  the shared simulation under a lock and leaves its result under build/sim/<config>/; a case
+  of the other worker that asks while the lock is held runs alone (waiting would idle that
+  worker's core for the whole shared run), and asks again for the next case.
 * ``XLAT_BATCH=0`` runs every case alone.
 """
 
@@ -96,16 +97,20 @@ def peers(block: str, config: str, suite: str) -> list[str]:
 
 def shared_result(key: tuple, run, state: Path):
     """The shared simulation's RunResult, running it (``run()``) the first time this test run
-    asks for it, in any worker: ``state`` (a path prefix outside the run directory, which each
-    run empties) holds a lock and the pickled result stamped with the test run's id, so a
-    second worker waits for the first one's simulation and reads its result."""
+    asks for it, in any worker; None while another worker is running it (the caller then runs
+    its case alone). ``state`` (a path prefix outside the run directory, which each run
+    empties) holds the lock and the pickled result stamped with the test run's id, so the
+    other worker reads the result instead of simulating again."""
     if key in _DONE:
         return _DONE[key]
     uid = os.environ.get("PYTEST_XDIST_TESTRUNUID") or _UID
     state.parent.mkdir(parents=True, exist_ok=True)
     saved = state.with_name(state.name + ".pickle")
     with open(state.with_name(state.name + ".lock"), "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None
         try:
             res = None
             if saved.is_file():

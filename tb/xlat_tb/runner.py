@@ -286,6 +286,10 @@ def run_case(block: str, config: str, suite: str, case: str, reg, *, name: str |
         lambda: run_config(name, module, run=f"{suite}_shared", testcases=group,
                            manifest=manifest, fail=False, rerun_waves=False),
         SIM_BUILD / name / f"{suite}_shared.state")
+    if shared is None:
+        print(f"[xlat] {name}: the shared simulation of the {suite} tests is running in the "
+              f"other worker; running {case} alone", flush=True)
+        return alone()
     log = SIM_BUILD / name / f"{suite}_shared" / "sim.log"
     if case in shared.passed or f"{case} (skipped)" in shared.passed:
         print(f"[xlat] {name}: {case} passed in the shared simulation of {len(group)} "
