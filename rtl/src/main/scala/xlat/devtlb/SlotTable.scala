@@ -33,6 +33,14 @@ class Waiter(p: DevTlbParams) extends Bundle {
   val ready = Bool()
   /** Taken by the drain register, answered at its `resp` handshake. */
   val out = Bool()
+  /** Its response, written with `ready` when its slot's completion acts (a copy of the slot's
+    * translation, the fault already decided for this waiter's `write`): the drain selects it
+    * over the waiters alone, with no slot multiplexer behind the waiter choice.
+    */
+  val ppn = UInt(p.ppnBits.W)
+  val perm_r = Bool()
+  val perm_w = Bool()
+  val fault = Bool()
 }
 
 /** The PTB and prefetch slots, the waiter pool and the drain (docs/devtlb.md, "Completions").
@@ -48,6 +56,13 @@ class Waiter(p: DevTlbParams) extends Bundle {
   * or waiter in one cycle (a merge needs a slot that is not done, the drain a slot that is).
   */
 class SlotTable(p: DevTlbParams) {
+  /** With several slots (every named configuration but `devtlb_base` and `devtlb_part`, whose
+    * Verilog stays as it was): the waiters carry their response (`Waiter.ppn` ...) and the drain
+    * selects it one-hot (`firstOH`) without a slot multiplexer; a free demand slot's fields are
+    * loaded in every cycle with the request in respond, so only `valid` waits for the
+    * allocation decision; the waiter counts are loaded in free slots and count merges only.
+    */
+  val copyResp: Boolean = p.slots > 1
   val valid = RegInit(VecInit(Seq.fill(p.slots)(false.B)))
   val slot = Reg(Vec(p.slots, new Slot(p)))
   val wValid = RegInit(VecInit(Seq.fill(p.waiters)(false.B)))
@@ -77,7 +92,8 @@ class SlotTable(p: DevTlbParams) {
 
   /** Allocate `i` (one-hot over all slots) for (sid, page). */
   def allocate(oh: Seq[Bool], sid: UInt, page: UInt, demand: Boolean): Unit = {
-    for (i <- 0 until p.slots) when(oh(i)) {
+    if (copyResp && demand) for (i <- 0 until p.slots) when(oh(i)) { valid(i) := true.B }
+    else for (i <- 0 until p.slots) when(oh(i)) {
       valid(i) := true.B
       slot(i).sid := sid
       slot(i).page := page
@@ -88,6 +104,19 @@ class SlotTable(p: DevTlbParams) {
       allocating(i) := true.B
     }
     if (demand) demandTaken := true.B
+  }
+
+  /** With `copyResp`: every free demand slot takes the key of the request in respond and the
+    * flags of a new slot, in every cycle; the allocation only sets `valid` (nothing reads a free
+    * slot's fields).
+    */
+  def preload(sid: UInt, page: UInt): Unit = if (copyResp) for (i <- 0 until p.ptbEntries) when(!valid(i)) {
+    slot(i).sid := sid
+    slot(i).page := page
+    slot(i).sent := false.B
+    slot(i).completing := false.B
+    slot(i).done := false.B
+    slot(i).stale := false.B
   }
 
   /** A request waits for slot `s` (one-hot); `fresh`: the slot was allocated in this cycle. */
@@ -110,6 +139,10 @@ class SlotTable(p: DevTlbParams) {
     */
   private val allocating = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
   private val waitersDec = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
+  /** A request joins slot `i` (one-hot, `miss && mergeOH`): with `copyResp` the waiter count's
+    * +1, straight from the merge vector and not through the merge / allocate decision.
+    */
+  val mergeInc = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
 
   /** The completion of slot `i` acted: its translation, and its waiters become ready. */
   def complete(i: UInt, frame: UInt, r: Bool, w: Bool, fault: Bool): Unit = {
@@ -124,7 +157,15 @@ class SlotTable(p: DevTlbParams) {
       // a slot without waiters (a prefetch nobody merged into) is free at once
       when(slot(k).waiters === 0.U) { freeing(k) := true.B }
     }
-    for (j <- 0 until p.waiters) when(wValid(j) && waiter(j).slot === i) { waiter(j).ready := true.B }
+    for (j <- 0 until p.waiters) when(wValid(j) && waiter(j).slot === i) {
+      waiter(j).ready := true.B
+      if (copyResp) {
+        waiter(j).ppn := Mux(fault, 0.U, frame)
+        waiter(j).perm_r := !fault && r
+        waiter(j).perm_w := !fault && w
+        waiter(j).fault := fault || Mux(waiter(j).write, !w, !r)
+      }
+    }
   }
 
   /** An invalidation covered the slots of `mask`: their completions are cached nowhere. */
@@ -133,11 +174,65 @@ class SlotTable(p: DevTlbParams) {
   // ---- drain: one ready waiter a cycle into the response register --------------------------
   val out = RegInit(false.B)
   val outWaiter = Reg(UInt(log2Ceil(p.waiters).max(1).W))
+  /** The drained waiter one-hot and its slot, registered with the response (the handshake frees
+    * them without decoding `outWaiter`).
+    */
+  private val outOH = RegInit(VecInit(Seq.fill(p.waiters)(false.B)))
+  private val outSlot = Reg(UInt(p.atsTagBits.W))
   val outResp = Reg(new DevResp(p))
-  private val readyVec = VecInit((0 until p.waiters).map(j => wValid(j) && waiter(j).ready && !waiter(j).out))
+  /** The waiter is in the drain register: with `copyResp` its bit of the register's one-hot
+    * (zero when the register is empty), else its own `out` flag.
+    */
+  def isOut(j: Int): Bool = if (copyResp) outOH(j) else waiter(j).out
+  private val readyVec = VecInit((0 until p.waiters).map(j => wValid(j) && waiter(j).ready && !isOut(j)))
+
+  /** The lowest set bit, one-hot, from a parallel-prefix (Sklansky) scan of "any set below":
+    * log depth rather than the chain of `PriorityEncoderOH`.
+    */
+  private def firstOH(x: Seq[Bool]): Seq[Bool] = {
+    def scan(v: Seq[Bool]): Seq[Bool] =
+      if (v.size <= 1) v
+      else {
+        val (l, h) = v.splitAt(v.size / 2)
+        val sl = scan(l)
+        val sh = scan(h)
+        sl ++ sh.map(_ || sl.last)
+      }
+    val below = false.B +: scan(x).init
+    x.indices.map(i => x(i) && !below(i))
+  }
 
   /** Call with the `resp` handshake of the drain register. */
-  def drain(handshake: Bool): Unit = {
+  def drain(handshake: Bool): Unit = if (!copyResp) drainSlot(handshake) else {
+    when(handshake) {
+      for (j <- 0 until p.waiters) when(outOH(j)) { wValid(j) := false.B }
+      waiterFreed := true.B
+      for (i <- 0 until p.slots) when(outSlot === i.U) {
+        waitersDec(i) := true.B
+        when(slot(i).waiters === 1.U) { freeing(i) := true.B }
+      }
+    }
+    val load = !out || handshake
+    val any = readyVec.asUInt.orR
+    val oh = firstOH(readyVec)
+    when(load) {
+      out := any
+      outOH := VecInit(oh)
+    }
+    when(load && any) {
+      outWaiter := OHToUInt(oh)
+      outSlot := Mux1H(oh, waiter.map(_.slot))
+      outResp.tag := Mux1H(oh, waiter.map(_.tag))
+      outResp.fault := Mux1H(oh, waiter.map(_.fault))
+      outResp.ppn := Mux1H(oh, waiter.map(_.ppn))
+      outResp.perm_r := Mux1H(oh, waiter.map(_.perm_r))
+      outResp.perm_w := Mux1H(oh, waiter.map(_.perm_w))
+      outResp.source := Source.Completion.U
+    }
+  }
+
+  /** The drain of one slot: the waiter's response from the slot at the drain's load. */
+  private def drainSlot(handshake: Bool): Unit = {
     when(handshake) {
       val j = outWaiter
       wValid(j) := false.B
@@ -173,7 +268,12 @@ class SlotTable(p: DevTlbParams) {
     def step(x: UInt, up: Bool, down: Bool): UInt = Mux(up === down, x, Mux(up, x + 1.U, x - 1.U))
     for (i <- 0 until p.slots) {
       // a slot allocated in this cycle was free: no waiter of it is drained in the same cycle
-      slot(i).waiters := Mux(allocating(i), waitersInc(i).asUInt, step(slot(i).waiters, waitersInc(i), waitersDec(i)))
+      if (!copyResp) slot(i).waiters := Mux(allocating(i), waitersInc(i).asUInt, step(slot(i).waiters, waitersInc(i), waitersDec(i)))
+      // a free slot's count is loaded in every cycle with what an allocation starts it at (a
+      // demand slot with its request, 1; a prefetch slot, 0), so the allocation decision is not
+      // behind it; a valid slot's +1 is a merge only (it is not allocated)
+      else slot(i).waiters := Mux(!valid(i), (if (i < p.ptbEntries) 1 else 0).U,
+        step(slot(i).waiters, mergeInc(i), waitersDec(i)))
       when(freeing(i)) { valid(i) := false.B }
     }
     demandFreed := (0 until p.ptbEntries).map(freeing(_)).reduce(_ || _)
