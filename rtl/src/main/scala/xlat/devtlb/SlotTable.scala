@@ -86,9 +86,13 @@ class SlotTable(p: DevTlbParams) {
   /** Slots freed in this cycle (the drain's handshake, a prefetch completion without waiters). */
   val freeing: Vec[Bool] = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
 
-  def freeDemandOH: UInt = PriorityEncoderOH(VecInit((0 until p.ptbEntries).map(i => !valid(i))).asUInt)
+  def freeDemandOH: UInt =
+    if (copyResp) VecInit(SlotTable.firstOH((0 until p.ptbEntries).map(i => !valid(i)))).asUInt
+    else PriorityEncoderOH(VecInit((0 until p.ptbEntries).map(i => !valid(i))).asUInt)
   def anyFreeDemand: Bool = (0 until p.ptbEntries).map(i => !valid(i)).reduce(_ || _)
-  def freeWaiterOH: UInt = PriorityEncoderOH(VecInit(wValid.map(!_)).asUInt)
+  def freeWaiterOH: UInt =
+    if (copyResp) VecInit(SlotTable.firstOH(wValid.map(!_))).asUInt
+    else PriorityEncoderOH(VecInit(wValid.map(!_)).asUInt)
 
   /** Allocate `i` (one-hot over all slots) for (sid, page). */
   def allocate(oh: Seq[Bool], sid: UInt, page: UInt, demand: Boolean): Unit = {
@@ -179,6 +183,7 @@ class SlotTable(p: DevTlbParams) {
     */
   private val outOH = RegInit(VecInit(Seq.fill(p.waiters)(false.B)))
   private val outSlot = Reg(UInt(p.atsTagBits.W))
+  private val drainHs = WireDefault(false.B)
   val outResp = Reg(new DevResp(p))
   /** The waiter is in the drain register: with `copyResp` its bit of the register's one-hot
     * (zero when the register is empty), else its own `out` flag.
@@ -186,24 +191,20 @@ class SlotTable(p: DevTlbParams) {
   def isOut(j: Int): Bool = if (copyResp) outOH(j) else waiter(j).out
   private val readyVec = VecInit((0 until p.waiters).map(j => wValid(j) && waiter(j).ready && !isOut(j)))
 
-  /** The lowest set bit, one-hot, from a parallel-prefix (Sklansky) scan of "any set below":
-    * log depth rather than the chain of `PriorityEncoderOH`.
-    */
-  private def firstOH(x: Seq[Bool]): Seq[Bool] = {
-    def scan(v: Seq[Bool]): Seq[Bool] =
-      if (v.size <= 1) v
-      else {
-        val (l, h) = v.splitAt(v.size / 2)
-        val sl = scan(l)
-        val sh = scan(h)
-        sl ++ sh.map(_ || sl.last)
-      }
-    val below = false.B +: scan(x).init
-    x.indices.map(i => x(i) && !below(i))
-  }
+  /** The lowest set bit, one-hot ([[SlotTable.firstOH]]). */
+  private def firstOH(x: Seq[Bool]): Seq[Bool] = SlotTable.firstOH(x)
+
+  /** Whether any of `v` is set, and the data of the lowest set one (a tree of 4-way groups). */
+  private def firstOf(v: Seq[Bool], d: Seq[UInt]): (Bool, UInt) =
+    if (v.size <= 4) (v.reduce(_ || _), PriorityMux(v, d))
+    else {
+      val groups = v.zip(d).grouped((v.size + 3) / 4).map(g => firstOf(g.map(_._1), g.map(_._2))).toSeq
+      (groups.map(_._1).reduce(_ || _), PriorityMux(groups.map(_._1), groups.map(_._2)))
+    }
 
   /** Call with the `resp` handshake of the drain register. */
   def drain(handshake: Bool): Unit = if (!copyResp) drainSlot(handshake) else {
+    drainHs := handshake
     when(handshake) {
       for (j <- 0 until p.waiters) when(outOH(j)) { wValid(j) := false.B }
       waiterFreed := true.B
@@ -221,12 +222,23 @@ class SlotTable(p: DevTlbParams) {
     }
     when(load && any) {
       outWaiter := OHToUInt(oh)
-      outSlot := Mux1H(oh, waiter.map(_.slot))
-      outResp.tag := Mux1H(oh, waiter.map(_.tag))
-      outResp.fault := Mux1H(oh, waiter.map(_.fault))
-      outResp.ppn := Mux1H(oh, waiter.map(_.ppn))
-      outResp.perm_r := Mux1H(oh, waiter.map(_.perm_r))
-      outResp.perm_w := Mux1H(oh, waiter.map(_.perm_w))
+      // the first ready waiter's fields by a tree of 4-way priority selects (each group's first
+      // ready, then the first group with one), not a 16- or 64-way chain
+      val w = firstOf(readyVec, waiter.map(x => Cat(x.slot, x.tag, x.fault, x.ppn, x.perm_r, x.perm_w)))._2
+      val f = w.asTypeOf(new Bundle {
+        val slot = UInt(p.atsTagBits.W)
+        val tag = UInt(p.tagBits.W)
+        val fault = Bool()
+        val ppn = UInt(p.ppnBits.W)
+        val perm_r = Bool()
+        val perm_w = Bool()
+      })
+      outSlot := f.slot
+      outResp.tag := f.tag
+      outResp.fault := f.fault
+      outResp.ppn := f.ppn
+      outResp.perm_r := f.perm_r
+      outResp.perm_w := f.perm_w
       outResp.source := Source.Completion.U
     }
   }
@@ -276,10 +288,32 @@ class SlotTable(p: DevTlbParams) {
         step(slot(i).waiters, mergeInc(i), waitersDec(i)))
       when(freeing(i)) { valid(i) := false.B }
     }
-    demandFreed := (0 until p.ptbEntries).map(freeing(_)).reduce(_ || _)
+    // with `copyResp`, a demand slot is freed only by the drain's handshake (it has a waiter from
+    // its allocation until its completion has acted): whether the drained waiter was its slot's
+    // last is known from registers, and the handshake comes last
+    demandFreed := (if (!copyResp) (0 until p.ptbEntries).map(freeing(_)).reduce(_ || _)
+      else drainHs && (0 until p.ptbEntries).map(i => outSlot === i.U && slot(i).waiters === 1.U).reduce(_ || _))
     demandFree := step(demandFree, demandFreed, demandTaken)
     waitFree := step(waitFree, waiterFreed, waiterTaken)
   }
+}
+
+object SlotTable {
+  /** The lowest set bit of `x`, one-hot, as a tree of 4-way groups: each bit is its group's
+    * first and its group the first with one, at every level (a few LUT levels for 64 bits, not
+    * the chain `PriorityEncoderOH` becomes after synthesis).
+    */
+  def firstOH(x: Seq[Bool]): Seq[Bool] = tree(x)._2
+
+  private def first4(v: Seq[Bool]): Seq[Bool] = v.indices.map(i => v(i) && !(if (i == 0) false.B else v.take(i).reduce(_ || _)))
+
+  private def tree(x: Seq[Bool]): (Bool, Seq[Bool]) =
+    if (x.size <= 4) (x.reduce(_ || _), first4(x))
+    else {
+      val groups = x.grouped((x.size + 3) / 4).map(tree).toSeq
+      val sel = first4(groups.map(_._1))
+      (groups.map(_._1).reduce(_ || _), groups.zip(sel).flatMap { case ((_, oh), g) => oh.map(_ && g) })
+    }
 }
 
 /** A FIFO that takes several entries a cycle (in order) and gives one; the owner never pushes
