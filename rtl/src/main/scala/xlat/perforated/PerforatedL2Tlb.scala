@@ -270,6 +270,46 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     case None => VecInit(Seq.fill(pwcN)(false.B))
   }
   private val pwcC = VecInit((0 until 4).map(pwcHits))
+  /** A walk step's checks, their parts (see pick). */
+  private val stC = Wire(new PStepRaw)
+  locally {
+    val slC = ws(opC.slot)
+    val d = opC.rdata
+    val present = d(0)
+    val ps = d(7)
+    val perfBit = d(52)
+    val rsvdPpn = if (p.paBits < 52) d(51, p.paBits).orR else false.B
+    val kd = slC.kind
+    val kPml4e = kd === RdKind.Pml4e.U
+    val kPdpte = kd === RdKind.Pdpte.U
+    val kPde = kd === RdKind.Pde.U
+    val kShadow = kd === RdKind.Shadow.U
+    val permNew = slC.wux & Wux.of(d)
+    stC.kPml4e := kPml4e
+    stC.kPdpte := kPdpte
+    stC.kPde := kPde
+    stC.kShadow := kShadow
+    stC.kBitmap := kd === RdKind.Bitmap.U
+    stC.kLeaf4 := kd === RdKind.Pte.U || kd === RdKind.Hole.U
+    stC.sWord := opC.kind === OpKind.Step && !opC.error
+    stC.error := opC.error
+    // a perforated leaf with perforation = false is not present (the splintered baseline)
+    stC.notPresent := !present || (kPde && ps && perfBit && (!p.perforation).B)
+    stC.rsvd := rsvdPpn || ((kPml4e || kPdpte || kShadow) && ps) || (kPde && ps && !perfBit && d(20, 13).orR)
+    stC.ps := ps
+    stC.accessed := d(5)
+    stC.perfBit := perfBit
+    stC.deny := (opC.req.user && !permNew(1)) || (opC.req.cmd === 1.U && (!permNew(2) || !d(6))) ||
+      (opC.req.cmd === 2.U && !permNew(0))
+    stC.permNew := permNew
+    stC.shadowWux := slC.up & Wux.of(d)
+  }
+  // The bitmap cache's key, formed here so that pick only compares: the word of the 2 MiB
+  // winner's page (a request; the winner one-hot here, its entry selected again in pick), or a
+  // step's `bmKey`.
+  private val oh2mC = FirstSet.oh(hit2mC)
+  private val bmKeyC = Mux(opC.kind === OpKind.Step, opC.bmKey,
+    bmIndex(Mux1H(oh2mC, rowC2.map(_.ppn)), vpnC))
 
   // ---- pick stage --------------------------------------------------------------------------
   private def toPick[T <: Data](d: T): T = Stage.carry(d, timing.hitReg)
@@ -278,7 +318,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val pwcK = toPick(pwcC)
   private val pickK = Wire(new PPick(p, pwcN))
   private val oh4kK = FirstSet.oh(hit4kK)
-  private val oh2mK = FirstSet.oh(hit2mK)
+  private val oh2mK = toPick(oh2mC)
   pickK.idx4k := OHToUInt(oh4kK)
   pickK.any4k := hit4kK.asUInt.orR
   pickK.idx2m := OHToUInt(oh2mK)
@@ -301,8 +341,12 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // step's `bmKey` (its bitmap read's word, or the PD leaf it carries). One compare per entry
   // here, behind the winner's selection, instead of one per 2 MiB way in match; its priority
   // encoding is left to respond.
-  private val bmKeyK = Mux(k.bits.kind === OpKind.Step, k.bits.bmKey, bmIndex(pickK.e2m.ppn, k.bits.req.vpn))
+  private val bmKeyK = toPick(bmKeyC)
   pickK.bmVec := bmHits(bmKeyK)
+  // at most one bitmap entry holds a word (a fill of a key already held rewrites that entry):
+  // the index is the vector's OR-encoding, here so that decide's word read starts from a register
+  pickK.bmIdx := OHToUInt(pickK.bmVec)
+  pickK.bmAny := pickK.bmVec.asUInt.orR
 
   // ---- decide stage (D) ---------------------------------------------------------------------
   // The operation's whole decision except the perforated one, from the pick registers, the
@@ -341,20 +385,39 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val reqGo = reqD && !badCmdD && !won.any4k && won.any2m && e2.perforated
   private val reqWalk = reqD && !badCmdD && !won.any4k && !won.any2m
 
-  private val present = pteD(0)
-  private val ps = pteD(7)
+  // A walk step's checks of the word it read (flow "Faults and bus errors"), made in pick from
+  // their parts formed in match (the operation's fields and its slot's read kind: nothing
+  // writes the slot between its step's acceptance and respond), so that decide only combines
+  // them with the request side (docs "Timing").
+  private val stK = Wire(new PStepPre)
+  locally {
+    val r = toPick(stC)
+    val sOk = r.sWord && !r.kBitmap && !r.notPresent && !r.rsvd
+    stK.kPml4e := r.kPml4e
+    stK.kPdpte := r.kPdpte
+    stK.kPde := r.kPde
+    stK.kShadow := r.kShadow
+    stK.kBitmap := r.kBitmap
+    stK.sBitmap := r.sWord && r.kBitmap
+    stK.sPtr := sOk && (r.kPml4e || r.kPdpte || r.kShadow || (r.kPde && !r.ps))
+    stK.sLeaf2 := sOk && r.kPde && r.ps && r.accessed
+    stK.sLeaf4 := sOk && r.kLeaf4 && r.accessed
+    stK.sGo := (r.sWord && r.kBitmap) || (sOk && r.kPde && r.ps && r.accessed && r.perfBit)
+    stK.code := Mux(r.error, PFault.Bus.U,
+      Mux(r.notPresent, PFault.Page.U,
+        Mux(r.rsvd, PFault.Reserved.U,
+          Mux(!r.accessed, PFault.Page.U, Mux(r.deny, PFault.Page.U, 0.U)))))
+    stK.permNew := r.permNew
+    stK.shadowWux := r.shadowWux
+  }
+  private val stD = Stage.carry(stK, timing.selReg)
   private val perfBit = pteD(52)
-  private val accessed = pteD(5)
-  private val rsvdPpn = if (p.paBits < 52) pteD(51, p.paBits).orR else false.B
   private val table = pteD(p.paBits - 1, 12)
-  private val kd = slD.kind
-  private val kPml4e = kd === RdKind.Pml4e.U
-  private val kPdpte = kd === RdKind.Pdpte.U
-  private val kPde = kd === RdKind.Pde.U
-  private val kShadow = kd === RdKind.Shadow.U
-  private val kBitmap = kd === RdKind.Bitmap.U
-  private val kLeaf4 = kd === RdKind.Pte.U || kd === RdKind.Hole.U
-  private val permNew = slD.wux & Wux.of(pteD)
+  private val kPml4e = stD.kPml4e
+  private val kPdpte = stD.kPdpte
+  private val kPde = stD.kPde
+  private val kShadow = stD.kShadow
+  private val permNew = stD.permNew
   private val leaf = Wire(new E2m(p))
   leaf.asid := asidD
   leaf.vpn2m := vpnD >> 9
@@ -365,31 +428,22 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   leaf.filter := Mux(perfBit, pteD(20, 13), 0.U)
   leaf.pdPpn := slD.pdPpn
   leaf.up := slD.up
-  private val sWord = stepD && !opD.error
-  private val sBitmap = sWord && kBitmap
-  // a perforated leaf with perforation = false is not present (the splintered baseline)
-  private val notPresent = !present || (kPde && ps && perfBit && (!p.perforation).B)
-  private val rsvd = rsvdPpn || ((kPml4e || kPdpte || kShadow) && ps) || (kPde && ps && !perfBit && pteD(20, 13).orR)
-  private val sOk = sWord && !kBitmap && !notPresent && !rsvd
-  private val sPtr = sOk && (kPml4e || kPdpte || kShadow || (kPde && !ps))
-  private val sLeaf2 = sOk && kPde && ps && accessed
-  private val sLeaf4 = sOk && kLeaf4 && accessed
-  private val sGo = sBitmap || (sLeaf2 && perfBit)
+  private val sBitmap = stD.sBitmap
+  private val sPtr = stD.sPtr
+  private val sLeaf2 = stD.sLeaf2
+  private val sLeaf4 = stD.sLeaf4
+  private val sGo = stD.sGo
 
   // the translation of a hit or a leaf (fault 1 when the access is not allowed: docs
   // "Permissions and A/D"), and the response's fault code
   private val tPpn = Mux(reqD, Mux(won.any4k, e4.ppn, Cat(e2.ppn(hi, 9), offD)), Mux(kPde, Cat(leaf.ppn(hi, 9), offD), table))
   private val tBig = Mux(reqD, !won.any4k, kPde)
   private val tWux = Mux(reqD, Mux(won.any4k, e4.wux, e2.wux), permNew)
-  private val tD = Mux(reqD, Mux(won.any4k, e4.d, e2.d), pteD(6))
   private def denied(wux: UInt, d: Bool): Bool =
     (opD.req.user && !wux(1)) || (opD.req.cmd === 1.U && (!wux(2) || !d)) || (opD.req.cmd === 2.U && !wux(0))
-  private val tDeny = denied(tWux, tD)
-  private val stepCode = Mux(opD.error, PFault.Bus.U,
-    Mux(notPresent, PFault.Page.U,
-      Mux(rsvd, PFault.Reserved.U,
-        Mux(!accessed, PFault.Page.U, Mux(tDeny, PFault.Page.U, 0.U)))))
-  private val reqCode = Mux(badCmdD, PFault.Reserved.U, Mux(tDeny, PFault.Page.U, 0.U))
+  private val reqCode = Mux(badCmdD, PFault.Reserved.U,
+    Mux(denied(Mux(won.any4k, e4.wux, e2.wux), Mux(won.any4k, e4.d, e2.d)), PFault.Page.U, 0.U))
+  private val stepCode = stD.code
   private val code = Mux(reqD, reqCode, stepCode)
   private val rvD = reqD && !reqGo && !reqWalk || stepD && !sGo && !sPtr
   private val rD = Wire(new PResp(p))
@@ -437,7 +491,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     at(pwcE.ppn, Mux(pL3, vpnD(26, 18), Mux(pL2, vpnD(17, 9), offD))))
   private val stepKind = Mux(kPml4e, RdKind.Pdpte.U, Mux(kPdpte, RdKind.Pde.U, Mux(kShadow, RdKind.Hole.U, RdKind.Pte.U)))
   private val stepAddr = at(table, Mux(kPml4e, vpnD(26, 18), Mux(kPdpte, vpnD(17, 9), offD)))
-  private val shadowWux = slD.up & Wux.of(pteD)
+  private val shadowWux = stD.shadowWux
   ns.kind := Mux(reqD, reqKind, stepKind)
   ns.addr := Mux(reqD, reqAddr, stepAddr)
   ns.wux := Mux(reqD, Mux(won.pwcAny, pwcE.wux, 7.U), Mux(kShadow, shadowWux, permNew))
@@ -468,17 +522,17 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // The perforated decision (flow steps 3 and 4) of a page in large page `large`: from a
   // request's 2 MiB hit, a walk's perforated PD leaf, or a walk's bitmap read (`wordKnown`).
   // Decided in respond from the registered bits below; each outcome's data is formed here.
-  private val wordKnownD = stepD && kBitmap
+  private val wordKnownD = stepD && stD.kBitmap
   private val large = Mux(reqD, e2, Mux(wordKnownD, slD.large, leaf))
   // at most one bitmap entry holds a word (a fill of a key already held rewrites that entry)
-  private val bmIdxD = OHToUInt(won.bmVec)
+  private val bmIdxD = won.bmIdx
   private val word = Mux(wordKnownD, pteD, bmWords.read(bmIdxD))
   private val srcIn = Mux(reqD, PSource.Perforated.U, slD.source)
   private val frame = Cat(large.ppn(hi, 9), offD)
   private val sE = Mux1H(won.sOH, pwcEntries)
   dec.filterBit := VecInit(large.filter.asBools)(offD(8, 6))
   dec.known := wordKnownD
-  dec.bmAny := won.bmVec.asUInt.orR
+  dec.bmAny := won.bmAny
   dec.bmIdx := bmIdxD
   // (the page's frame is the large page's base + off: its low 6 bits are off's)
   dec.wordBit := VecInit(word.asBools)(offD(5, 0))
@@ -498,6 +552,25 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   dec.hAddr := Mux(won.sAny, at(sE.ppn, offD), at((large.pdPpn + 1.U)(hi, 0), vpnD(17, 9)))
 
   dec.go := reqGo || sGo
+  // respond's selections, each a flat condition of the registered decision (respond ANDs them
+  // with its valid bit): the perforated decision's outcomes (filter bit 0 translates; else the
+  // word, carried by a bitmap step or cached, decides: bit clear translates, bit set is a hole;
+  // no word: read it)
+  locally {
+    val go = reqGo || sGo
+    val inWord = go && dec.filterBit && (dec.known || dec.bmAny)
+    val lookup = go && dec.filterBit && !dec.known
+    val hole = inWord && dec.wordBit
+    dec.skip := go && !dec.filterBit
+    dec.lookup := lookup
+    dec.bmRead := lookup && !dec.bmAny
+    dec.bmHit := lookup && dec.bmAny
+    dec.hole := hole
+    dec.useH := dec.wordBit && (dec.known || dec.bmAny)
+    dec.rvAll := rvD || (go && !dec.filterBit) || (inWord && !dec.wordBit)
+    dec.issueRd := rdD || (lookup && !dec.bmAny) || hole
+    dec.pwcTouchAll := (reqWalk && won.pwcAny) || (hole && won.sAny)
+  }
   dec.rv := rvD
   dec.r := rD
   dec.rd := rdD
@@ -535,13 +608,11 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
 
   // the perforated decision: filter bit 0 translates; else the word (carried by a bitmap step,
   // or cached) decides: bit clear translates, bit set is a hole; no word: read it
-  private val go = rs.valid && dR.go
-  private val skip = go && !dR.filterBit
-  private val lookup = go && dR.filterBit && !dR.known
-  private val bmRead = lookup && !dR.bmAny
-  private val inWord = go && dR.filterBit && (dR.known || dR.bmAny)
-  private val hole = inWord && dR.wordBit
-  private val rv = rs.valid && (dR.rv || skip || (inWord && !dR.wordBit))
+  private val skip = rs.valid && dR.skip
+  private val lookup = rs.valid && dR.lookup
+  private val bmRead = rs.valid && dR.bmRead
+  private val hole = rs.valid && dR.hole
+  private val rv = rs.valid && dR.rvAll
   // (fault responses carry no translation)
   private val r = WireDefault(Mux(dR.go, dR.rTP, dR.r))
   when(r.fault =/= 0.U) {
@@ -552,9 +623,9 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     r.perm_x := false.B
     r.perm_u := false.B
   }
-  private val issueRd = rs.valid && (dR.rd || bmRead || hole)
+  private val issueRd = rs.valid && dR.issueRd
   private val nsH = WireDefault(dR.nsDec)
-  when(dR.wordBit && (dR.known || dR.bmAny)) {
+  when(dR.useH) {
     nsH.source := dR.hSource
     nsH.hole := true.B
     nsH.up := dR.nsDec.large.up
@@ -568,7 +639,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val fill2m = rs.valid && dR.fill2m
   private val fillBm = rs.valid && dR.fillBm
   private val fillPwc = rs.valid && dR.fillPwc
-  private val pwcTouch = rs.valid && (dR.pwcTouch || (hole && dR.sAny))
+  private val pwcTouch = rs.valid && dR.pwcTouchAll
   private val pwcTouchIdx = Mux(dR.go, dR.sIdx, dR.pwcIdx)
   when(rs.valid && dR.hit4k) { repl4k.touch(op.set4k, wonR.idx4k) }
   when(rs.valid && (dR.hit2m)) { repl2m.touch(op.set2m, wonR.idx2m) }
@@ -576,7 +647,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // events (counters)
   private val evFilterSkip = skip
   private val evBmLookup = lookup
-  private val evBmHit = lookup && dR.bmAny
+  private val evBmHit = rs.valid && dR.bmHit
   private val evBmRead = bmRead
   private val evHole = hole
   private val evPwcHit = pwcTouch
@@ -781,6 +852,9 @@ class PPick(p: PerforatedParams, pwcN: Int) extends Bundle {
     * `bmKey` (a bitmap fill's same-key vector; respond uses the lowest-index one).
     */
   val bmVec = Vec(p.bitmapEntries, Bool())
+  /** `bmVec` encoded (it is one-hot or empty). */
+  val bmIdx = UInt(log2Ceil(p.bitmapEntries).max(1).W)
+  val bmAny = Bool()
   /** The 4 KiB and 2 MiB winners' entries (meaningful when `any4k` / `any2m`). */
   val e4k = new E4k(p)
   val e2m = new E2m(p)
