@@ -242,6 +242,22 @@ class PStepRaw extends Bundle {
   val shadowWux = UInt(3.W)
 }
 
+/** An operation's flow, made in pick (see `PerforatedL2Tlb`): the perforated decision (`go`) or
+  * a response (`rv`) and / or a read (`rd`), with the perforated decision's inputs known there.
+  */
+class PFlow extends Bundle {
+  val go = Bool()
+  val rv = Bool()
+  val rd = Bool()
+  val walk = Bool()
+  val hit4k = Bool()
+  val hit2m = Bool()
+  /** The word is carried by the step (its bitmap read). */
+  val known = Bool()
+  /** The large page's filter bit of the page. */
+  val filterBit = Bool()
+}
+
 /** A walk step's checks of the word it read, made in pick (the slot's read kind is known there)
   * and registered for decide.
   */
@@ -314,12 +330,13 @@ class PDecide(p: PerforatedParams, pwcN: Int) extends Bundle {
   val lookup = Bool()
   val bmRead = Bool()
   val bmHit = Bool()
-  val hole = Bool()
-  /** The hole's changes apply to `nsDec`. */
-  val useH = Bool()
-  /** A response leaves (`rv` or a translation through the large page). */
-  val rvAll = Bool()
-  /** The slot reads (`rd`, a bitmap read or a hole's read). */
-  val issueRd = Bool()
-  val pwcTouchAll = Bool()
+  /** The word (carried or cached) decides: its bit `wordBit` set is a hole, clear translates. */
+  val inWord = Bool()
+  /** A response leaves whatever the word's bit (`rv`, or filter bit 0). */
+  val rvPre = Bool()
+  /** The slot reads whatever the word's bit (`rd`, or a bitmap read). */
+  val rdPre = Bool()
+  /** A walk's start touches the PWC; `sTouch`: a hole would touch its shadow entry. */
+  val pwcTouchPre = Bool()
+  val sTouch = Bool()
 }

@@ -166,10 +166,13 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     */
   private val freeR = RegInit(true.B)
   private val idleR = RegInit(true.B)
-  io.inval.ready := idleR && inv.count < p.invalPending.U
+  /** `inv.count < invalPending`, a register too (computed a cycle ahead from the tracker's next
+    * count, below). */
+  private val invOkR = RegInit(true.B)
+  io.inval.ready := idleR && invOkR
   io.mem_resp.ready := freeR && !io.inval.fire && respRoom
   /** An invalidation that will be accepted once the pipeline has drained: requests wait for it. */
-  private val invalWaits = io.inval.valid && inv.count < p.invalPending.U
+  private val invalWaits = io.inval.valid && invOkR
   io.req.ready := freeR && !invalWaits && !io.mem_resp.fire && respRoom && freeSlots > heldReqs
 
   private val mid = io.mem_resp.bits.id
@@ -381,9 +384,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val e4 = won.e4k
   private val e2 = won.e2m
   private val pwcE = Mux1H(won.pwcOH, pwcEntries)
-  private val reqHit = reqD && !badCmdD && (won.any4k || won.any2m)
-  private val reqGo = reqD && !badCmdD && !won.any4k && won.any2m && e2.perforated
-  private val reqWalk = reqD && !badCmdD && !won.any4k && !won.any2m
+  private def reqWalk = flD.walk
 
   // A walk step's checks of the word it read (flow "Faults and bus errors"), made in pick from
   // their parts formed in match (the operation's fields and its slot's read kind: nothing
@@ -411,6 +412,32 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     stK.shadowWux := r.shadowWux
   }
   private val stD = Stage.carry(stK, timing.selReg)
+  /** The operation's flow (flow steps 0-5: which of response, read, perforated decision; the
+    * perforated decision's filter bit and whether the word is carried), from pick's winners and
+    * the step's checks, so that decide starts from registers.
+    */
+  private val flK = Wire(new PFlow)
+  locally {
+    val req = k.bits.kind === OpKind.Req
+    val step = k.bits.kind === OpKind.Step
+    val bad = req && k.bits.req.cmd === 3.U
+    val reqOk = req && !bad
+    val reqGo = reqOk && !pickK.any4k && pickK.any2m && pickK.e2m.perforated
+    val reqWalk = reqOk && !pickK.any4k && !pickK.any2m
+    flK.go := reqGo || stK.sGo
+    flK.rv := (req && !reqGo && !reqWalk) || (step && !stK.sGo && !stK.sPtr)
+    flK.rd := reqWalk || stK.sPtr
+    flK.walk := reqWalk
+    flK.hit4k := reqOk && pickK.any4k
+    flK.hit2m := reqOk && !pickK.any4k && pickK.any2m
+    val known = step && stK.kBitmap
+    flK.known := known
+    // the large page's filter: a request's 2 MiB winner, a bitmap step's slot, a step's PD leaf
+    val pteK = k.bits.rdata
+    val filter = Mux(req, pickK.e2m.filter, Mux(known, ws(k.bits.slot).large.filter, Mux(pteK(52), pteK(20, 13), 0.U)))
+    flK.filterBit := VecInit(filter.asBools)(k.bits.req.vpn(8, 6))
+  }
+  private val flD = Stage.carry(flK, timing.selReg)
   private val perfBit = pteD(52)
   private val table = pteD(p.paBits - 1, 12)
   private val kPml4e = stD.kPml4e
@@ -445,7 +472,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     Mux(denied(Mux(won.any4k, e4.wux, e2.wux), Mux(won.any4k, e4.d, e2.d)), PFault.Page.U, 0.U))
   private val stepCode = stD.code
   private val code = Mux(reqD, reqCode, stepCode)
-  private val rvD = reqD && !reqGo && !reqWalk || stepD && !sGo && !sPtr
+  private def rvD = flD.rv
   private val rD = Wire(new PResp(p))
   /** A response's fields, the translation not yet cleared for a fault (respond clears it). */
   private def respOf(resp: PResp, code: UInt, ppn: UInt, big: Bool, wux: UInt, source: UInt): Unit = {
@@ -482,7 +509,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   }.otherwise { nsBase.reads := slD.reads + 1.U }
   // a read (meaningful when `rdD`): a request's walk from the deepest PWC hit (PDE pointer,
   // PDPTE, PML4E) or from the root; a step's next table after a pointer
-  private val rdD = reqWalk || sPtr
+  private def rdD = flD.rd
   private val ns = WireDefault(nsBase)
   private val pL3 = won.pwcKind === PwcKind.L3.U
   private val pL2 = won.pwcKind === PwcKind.L2.U
@@ -522,7 +549,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // The perforated decision (flow steps 3 and 4) of a page in large page `large`: from a
   // request's 2 MiB hit, a walk's perforated PD leaf, or a walk's bitmap read (`wordKnown`).
   // Decided in respond from the registered bits below; each outcome's data is formed here.
-  private val wordKnownD = stepD && stD.kBitmap
+  private val wordKnownD = flD.known
   private val large = Mux(reqD, e2, Mux(wordKnownD, slD.large, leaf))
   // at most one bitmap entry holds a word (a fill of a key already held rewrites that entry)
   private val bmIdxD = won.bmIdx
@@ -530,7 +557,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val srcIn = Mux(reqD, PSource.Perforated.U, slD.source)
   private val frame = Cat(large.ppn(hi, 9), offD)
   private val sE = Mux1H(won.sOH, pwcEntries)
-  dec.filterBit := VecInit(large.filter.asBools)(offD(8, 6))
+  dec.filterBit := flD.filterBit
   dec.known := wordKnownD
   dec.bmAny := won.bmAny
   dec.bmIdx := bmIdxD
@@ -551,25 +578,24 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   dec.hKind := Mux(won.sAny, RdKind.Hole.U, RdKind.Shadow.U)
   dec.hAddr := Mux(won.sAny, at(sE.ppn, offD), at((large.pdPpn + 1.U)(hi, 0), vpnD(17, 9)))
 
-  dec.go := reqGo || sGo
+  dec.go := flD.go
   // respond's selections, each a flat condition of the registered decision (respond ANDs them
   // with its valid bit): the perforated decision's outcomes (filter bit 0 translates; else the
   // word, carried by a bitmap step or cached, decides: bit clear translates, bit set is a hole;
   // no word: read it)
   locally {
-    val go = reqGo || sGo
+    val go = flD.go
     val inWord = go && dec.filterBit && (dec.known || dec.bmAny)
     val lookup = go && dec.filterBit && !dec.known
-    val hole = inWord && dec.wordBit
     dec.skip := go && !dec.filterBit
     dec.lookup := lookup
     dec.bmRead := lookup && !dec.bmAny
     dec.bmHit := lookup && dec.bmAny
-    dec.hole := hole
-    dec.useH := dec.wordBit && (dec.known || dec.bmAny)
-    dec.rvAll := rvD || (go && !dec.filterBit) || (inWord && !dec.wordBit)
-    dec.issueRd := rdD || (lookup && !dec.bmAny) || hole
-    dec.pwcTouchAll := (reqWalk && won.pwcAny) || (hole && won.sAny)
+    dec.inWord := inWord
+    dec.rvPre := rvD || (go && !dec.filterBit)
+    dec.rdPre := rdD || (lookup && !dec.bmAny)
+    dec.pwcTouchPre := reqWalk && won.pwcAny
+    dec.sTouch := inWord && won.sAny
   }
   dec.rv := rvD
   dec.r := rD
@@ -586,8 +612,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   dec.fillPwcSame := fillPwcSame
   dec.pwcTouch := reqWalk && won.pwcAny
   dec.pwcIdx := OHToUInt(won.pwcOH)
-  dec.hit4k := reqD && !badCmdD && won.any4k
-  dec.hit2m := reqD && !badCmdD && !won.any4k && won.any2m
+  dec.hit4k := flD.hit4k
+  dec.hit2m := flD.hit2m
   dec.walk := reqWalk
   dec.badCmd := badCmdD
 
@@ -611,8 +637,9 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val skip = rs.valid && dR.skip
   private val lookup = rs.valid && dR.lookup
   private val bmRead = rs.valid && dR.bmRead
-  private val hole = rs.valid && dR.hole
-  private val rv = rs.valid && dR.rvAll
+  // (the word's bit, read in decide, is used here once: a hole or a translation)
+  private val hole = rs.valid && dR.inWord && dR.wordBit
+  private val rv = rs.valid && (dR.rvPre || (dR.inWord && !dR.wordBit))
   // (fault responses carry no translation)
   private val r = WireDefault(Mux(dR.go, dR.rTP, dR.r))
   when(r.fault =/= 0.U) {
@@ -623,9 +650,9 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     r.perm_x := false.B
     r.perm_u := false.B
   }
-  private val issueRd = rs.valid && dR.issueRd
+  private val issueRd = rs.valid && (dR.rdPre || (dR.inWord && dR.wordBit))
   private val nsH = WireDefault(dR.nsDec)
-  when(dR.useH) {
+  when(dR.inWord && dR.wordBit) {
     nsH.source := dR.hSource
     nsH.hole := true.B
     nsH.up := dR.nsDec.large.up
@@ -639,7 +666,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val fill2m = rs.valid && dR.fill2m
   private val fillBm = rs.valid && dR.fillBm
   private val fillPwc = rs.valid && dR.fillPwc
-  private val pwcTouch = rs.valid && dR.pwcTouchAll
+  private val pwcTouch = rs.valid && (dR.pwcTouchPre || (dR.sTouch && dR.wordBit))
   private val pwcTouchIdx = Mux(dR.go, dR.sIdx, dR.pwcIdx)
   when(rs.valid && dR.hit4k) { repl4k.touch(op.set4k, wonR.idx4k) }
   when(rs.valid && (dR.hit2m)) { repl2m.touch(op.set2m, wonR.idx2m) }
@@ -680,10 +707,12 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     * whether it evicts.
     */
   private def fillArray[T <: Data](arr: SetAssocStorage[T], valid: ArrayValid, repl: ArrayPlru,
-      set: UInt, validS: Seq[Bool], cov: Seq[Bool], hitAny: Bool, hitIdx: UInt, fill: Bool, data: T): Bool = {
+      set: UInt, setD: UInt, touchEn: Bool, validS: Seq[Bool], cov: Seq[Bool], hitAny: Bool, hitIdx: UInt, fill: Bool,
+      data: T): Bool = {
     val free = validS.map(!_)
     val anyFree = free.reduce(_ || _)
-    val way = Mux(hitAny, hitIdx, Mux(anyFree, PriorityEncoder(free), repl.victim(set)))
+    val way = Mux(hitAny, hitIdx, Mux(anyFree, PriorityEncoder(free),
+      repl.victimAhead(setD, touchEn, set, hitIdx).getOrElse(repl.victim(set))))
     val evicting = !hitAny && !anyFree
     arr.io.write.valid := fill
     arr.io.write.bits.set := set
@@ -698,8 +727,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     valid.clearAll(invNow && op.inval.kind === 0.U)
     evicting
   }
-  private val evicting4k = fillArray(a4k, valid4k, repl4k, op.set4k, v4kS, cov4kS, wonR.any4k, wonR.idx4k, fill4k, dR.fill4kE)
-  private val evicting2m = fillArray(a2m, valid2m, repl2m, op.set2m, v2mS, cov2mS, wonR.any2m, wonR.idx2m, fill2m, dR.fill2mE)
+  private val evicting4k = fillArray(a4k, valid4k, repl4k, op.set4k, opD.set4k, rs.valid && dR.hit4k, v4kS, cov4kS, wonR.any4k, wonR.idx4k, fill4k, dR.fill4kE)
+  private val evicting2m = fillArray(a2m, valid2m, repl2m, op.set2m, opD.set2m, rs.valid && dR.hit2m, v2mS, cov2mS, wonR.any2m, wonR.idx2m, fill2m, dR.fill2mE)
   private val evFill4k = fill4k
   private val evEvict4k = fill4k && evicting4k
   private val evFill2m = fill2m
@@ -755,6 +784,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val countNext = respq.io.count + enqNow.asUInt - deqNow.asUInt
   inv.update(invNow && op.last, sv.asUInt, respq.io.count - deqNow.asUInt,
     Mux(freeing, UIntToOH(op.slot, p.walkers), 0.U), deqNow, owedAfterFree = Some(countNext))
+  // (the tracker's own update of its count, the same width: equal to its next count in every state)
+  invOkR := ((inv.count + (invNow && op.last).asUInt) - inv.done.asUInt) < p.invalPending.U
   io.invalDone.valid := inv.done
 
   // ---- counters ----------------------------------------------------------------------------
@@ -821,7 +852,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     val shadowOk = held.zipWithIndex.map { case (x, j) =>
       !(x.valid && x.bits.kind =/= OpKind.Req) || shadow.atLeast(held.size - j)
     }.reduce(_ && _)
-    d.accOk := freeR === !(shadow.busy || sweeping) && idleR === (!(shadow.busy || sweeping) && pipeEmpty) && shadowOk
+    d.accOk := freeR === !(shadow.busy || sweeping) && idleR === (!(shadow.busy || sweeping) && pipeEmpty) && shadowOk &&
+      invOkR === (inv.count < p.invalPending.U)
   }
 }
 
@@ -930,6 +962,22 @@ class ArrayPlru(ways: Int, sets: Int, ram: Boolean) {
     when(wrEn) { m.write(rdSet, policy.touch(rdWord.get, wrWay)) }
   }
 
+  /** In distributed RAM: the victim of `setD`, the set of the operation in decide, read there
+    * and registered for its respond (respond's write of this cycle to the same set bypassed:
+    * the word respond reads for it is the word read here). None with registers ([[victim]] in
+    * respond).
+    */
+  def victimAhead(setD: UInt, touchEn: Bool, touchSet: UInt, touchWay: UInt): Option[UInt] = mem.map { m =>
+    val w = m.read(setD)
+    // the word of the operation now in respond, as its decide read it (exact: its own
+    // predecessor's touch bypassed the same way); only a request's touch can be in respond
+    // while an operation is in decide (a fill is a walk step's, behind a write shadow that
+    // keeps decide empty), so the touch is the only write to bypass
+    val wordR = Reg(UInt(policy.stateBits.W))
+    val same = touchEn && touchSet === setD
+    wordR := Mux(same, policy.touch(wordR, touchWay), w)
+    RegNext(Mux(same, policy.victim(policy.touch(wordR, touchWay)), policy.victim(w)))
+  }
   def victim(set: UInt): UInt = regs match {
     case Some(r) => r.victim(set)
     case None    => rdSet := set; policy.victim(rdWord.get)
