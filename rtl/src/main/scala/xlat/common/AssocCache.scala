@@ -94,9 +94,10 @@ import chisel3.util._
   * For the clock of a caller whose fills are far apart: it guarantees that between the cycle a
   * fill is asked and its landing no fill lands, nothing is invalidated or dropped, and that no
   * fill landed in the cycle it asks; its same-key vector is then exact and must include the
-  * valid bits (the valid entries holding the key: at most one). The entry holding the key and
-  * the first free entry are chosen when the fill is asked, only the PLRU victim at the landing
-  * (a touch may land in between). The same behaviour as without it, under that guarantee.
+  * valid bits (the valid entries holding the key: at most one). The entry holding the key, the
+  * first free entry and the PLRU victim are chosen when the fill is asked (the victim from the
+  * state the landing sees: a touch applied in the asking cycle included). The same behaviour
+  * as without it, under that guarantee.
   *
   * Each operation (one lookup touch or one fill, any invalidations, one confirm and one drop)
   * may happen once a cycle; a fill wins over an invalidation or a drop of the same entry; an
@@ -302,12 +303,15 @@ class AssocCache[T <: Data](
   private val (way, wayOH, freeAny, candA, topA): (UInt, Seq[Bool], Bool, Seq[Bool], Option[UInt]) =
     if (isolated) {
       // "Isolated fills": the entry holding the key and the free entry, chosen when the fill is
-      // asked (nothing changes them before it lands); only the victim is read at the landing
-      // (a touch asked in the cycle before the fill lands with it)
+      // asked (nothing changes them before it lands); the victim too, from the replacement
+      // state the landing sees: this cycle's, or after the touch applied in it (no fill lands
+      // in the cycle a fill is asked, so a touch is the only update)
       val dupIdx = RegNext(OHToUInt(sameIn))
       val fAny = RegNext(free.reduce(_ || _))
       val fIdx = RegNext(PriorityEncoder(free))
-      val w = Mux(dupAny, dupIdx, Mux(fAny, fIdx, evict))
+      val st = repl.peek(0.U)
+      val evictR = RegNext(Mux(touchA, repl.policy.victim(repl.policy.touch(st, touchWayA)), repl.policy.victim(st)))
+      val w = Mux(dupAny, dupIdx, Mux(fAny, fIdx, evictR))
       (w, (0 until n).map(w === _.U), fAny, cand, top)
     } else if (!ahead) {
       val w = Mux(dupAny, PriorityEncoder(dup), Mux(free.reduce(_ || _), PriorityEncoder(free), evict))
