@@ -389,7 +389,12 @@ class AssocCache[T <: Data](
   store.io.write.bits.way := (if (writeLate) OHToUInt(wOHW) else way)
   store.io.writeWayOH.foreach(_ := VecInit(wrOH))
   store.io.write.bits.data := wrData
-  when(fillA) { repl.fill(0.U, way, evicting && (if (ahead) true.B else way === victim)) }
+  if (ahead) {
+    // (the tree's update from the landing's one-hot entry, not its encoded index: the same
+    // word, since a tree PLRU's `taken` leaves the state as it is)
+    require(repl.policy.isInstanceOf[TreePlru])
+    when(fillA) { repl.write(0.U, repl.policy.touchOH(repl.peek(0.U), wayOH)) }
+  } else when(fillA) { repl.fill(0.U, way, evicting && way === victim) }
   when(touchA) { repl.touch(0.U, touchWayA) }
   /** With `ahead`: entry i is valid in the next cycle and was not written in this one (`valid &&
     * !wroteLast` of the next cycle: a caller's compare in this cycle ANDed with it and registered
