@@ -63,7 +63,10 @@ import chisel3.util._
   * back-to-back fills never write one entry unless they share a key. The landing only picks
   * among registered one-hot choices (holding its key, else free, else victim); an entry freed,
   * touched, pinned or aged in the cycle before the landing counts from the next choice on. The
-  * ageing of an eviction uses the candidates and top value of the cycle before too.
+  * ageing of an eviction uses the candidates and top value of the cycle before too. The free
+  * bits the choice scans are registered from the valid and write registers' next values (the
+  * same bits, from registers), and `validKept` gives a caller the entries valid and not written
+  * in the next cycle, to register with its compares (a select then starts from registers).
   *
   * ==Split operations (with `split`, needs `late` and `keyIn`)==
   * For the clock of a caller whose decision to fill or use an entry comes from deep logic but
@@ -259,6 +262,11 @@ class AssocCache[T <: Data](
     case None       => VecInit(Seq.fill(n)(false.B))
   }
   private val free = (0 until n).map(i => !validR(i) && !pendingW(i))
+  /** With `ahead`: the same free bits, registered from the valid and pending-write registers'
+    * next values (exactly `free` of this cycle: no behaviour change), so the choice ahead's
+    * first-two scan starts from registers. */
+  private val freeAheadN = Option.when(ahead)(Wire(Vec(n, Bool())))
+  private val freeAheadR = freeAheadN.map(x => RegNext(x, VecInit(Seq.fill(n)(true.B))))
   private val victim = repl.victim(0.U)
   private val pinned = if (pins) pinR.reduce(_ | _) else 0.U(n.W)
   private val anyOpen = (0 until n).map(i => !pinned(i)).reduce(_ || _)
@@ -328,7 +336,7 @@ class AssocCache[T <: Data](
       // victim avoids (pins, re-reference values) are themselves registered a cycle before:
       // two cycles old.
       // the first and the second free entry (the second: free, with exactly one free entry below)
-      val (f1, f2, anyFree, twoFree) = firstTwo(free)
+      val (f1, f2, anyFree, twoFree) = firstTwo(freeAheadR.get)
       val avoidR = RegNext(VecInit(avoid))
       val e1v = if (!pins && !reuse) victim else repl.victimAvoiding(0.U, avoidR)
       val e1 = (0 until n).map(e1v === _.U)
@@ -385,8 +393,19 @@ class AssocCache[T <: Data](
   store.io.write.bits.way := (if (writeLate) OHToUInt(wOHW) else way)
   store.io.writeWayOH.foreach(_ := VecInit(wrOH))
   store.io.write.bits.data := wrData
-  when(fillA) { repl.fill(0.U, way, evicting && (if (ahead) true.B else way === victim)) }
+  if (ahead) {
+    // (the tree's update from the landing's one-hot entry, not its encoded index: the same
+    // word, since a tree PLRU's `taken` leaves the state as it is)
+    require(repl.policy.isInstanceOf[TreePlru])
+    when(fillA) { repl.write(0.U, repl.policy.touchOH(repl.peek(0.U), wayOH)) }
+  } else when(fillA) { repl.fill(0.U, way, evicting && way === victim) }
   when(touchA) { repl.touch(0.U, touchWayA) }
+  /** With `ahead`: entry i is valid in the next cycle and was not written in this one (`valid &&
+    * !wroteLast` of the next cycle: a caller's compare in this cycle ANDed with it and registered
+    * is a hit its select may take in the next cycle, with no valid bit in front of the select). */
+  private val keptAheadN = Option.when(ahead)(Wire(Vec(n, Bool())))
+  /** With `ahead` (see `keptAheadN`). */
+  def validKept: Vec[Bool] = keptAheadN.get
   // A late fill lands after its owner's turn: confirmed if the owner answers in that cycle
   // (with writeLate: in the landing or the write cycle).
   for (i <- 0 until n) {
@@ -394,6 +413,12 @@ class AssocCache[T <: Data](
     val filled = wrEn && wrOH(i)
     val dropped = provR(i) && droppedOwner(mine)
     validR(i) := filled || (validR(i) && !invalMask(i) && !dropped && !killed(i))
+    if (ahead) {
+      val validN = filled || (validR(i) && !invalMask(i) && !dropped && !killed(i))
+      val wroteN = if (writeLate) fillW && !cancelEn && wOHW(i) else fillA && wayOH(i)
+      freeAheadN.get(i) := !validN && !(writeLate.B && fillA && wayOH(i))
+      keptAheadN.get(i) := validN && !wroteN
+    }
     provR(i) := (filled && !wrConfirmed) || (provR(i) && !confirmedOwner(mine))
     when(filled) { ownerR(i) := wrOwner }
   }
