@@ -90,10 +90,20 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     * entry bit; the formal configuration keeps registers (its `dbg` view reads every entry).
     */
   private def lutram(sets: Int): Boolean = !p.sram && !p.formalPorts && sets > 1
+  /** The distributed RAMs' read register on the address (`SetAssocStorage(addrReg)`, as DevTlb's):
+    * the acceptance's set multiplexer loads one small register per way and each way's cells are
+    * read from their own copy in match, instead of the multiplexer driving the address pin of
+    * every cell (the routed critical path of perforated_flops, 2026-11-28: `invOkR` -> the set
+    * multiplexer -> the row register, 13.9 ns of routing). The same data in match: nothing writes
+    * an array between an operation's acceptance and its match (writes land in respond, behind
+    * the write shadow). The write addresses come from per-way registers too, loaded from the
+    * decide stage's set (the fill lands in respond, the cycle after).
+    */
+  private def addrReg(sets: Int): Boolean = lutram(sets) && timing.readReg && timing.selReg
   private val a4k = Module(new SetAssocStorage(new E4k(p), p.sets4k, p.ways4k, p.sram, readReg = timing.readReg,
-    lutram = lutram(p.sets4k)))
+    lutram = lutram(p.sets4k), addrReg = addrReg(p.sets4k)))
   private val a2m = Module(new SetAssocStorage(new E2m(p), p.sets2m, p.ways2m, p.sram, readReg = timing.readReg,
-    lutram = lutram(p.sets2m)))
+    lutram = lutram(p.sets2m), addrReg = addrReg(p.sets2m)))
   /** Per-set state in distributed RAM instead of flops (every configuration but the formal one,
     * whose `dbg` view reads every valid bit): see [[ArrayValid]], [[ArrayPlru]] and `bmWords`.
     */
@@ -264,8 +274,15 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   })
   /** The bitmap word index of the page in a large page based at 4 KiB frame `base`. */
   private def bmIndex(base: UInt, vpn: UInt): UInt = Cat(base(hi, 9), vpn(8, 6))
-  private def bmHits(index: UInt): Vec[Bool] =
-    VecInit(bm.entries.zip(bm.valid).map { case (e, v) => v && e.index === index })
+  /** The bitmap cache's entries holding `index`; with two copies of the key, the first half of
+    * the entries compares with the first copy, the rest with the second ([[RegCopies]]).
+    */
+  private def bmHits(index: Seq[UInt]): Vec[Bool] = {
+    val half = (p.bitmapEntries + 1) / 2
+    VecInit(bm.entries.zip(bm.valid).zipWithIndex.map { case ((e, v), i) =>
+      v && e.index === index(if (i < half) 0 else index.size - 1)
+    })
+  }
   private def pwcHits(kind: Int): Vec[Bool] = pwc match {
     case Some(q) =>
       val prefix = (vpnC >> PwcKind.shift(kind)).pad(27)
@@ -344,7 +361,13 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // step's `bmKey` (its bitmap read's word, or the PD leaf it carries). One compare per entry
   // here, behind the winner's selection, instead of one per 2 MiB way in match; its priority
   // encoding is left to respond.
-  private val bmKeyK = toPick(bmKeyC)
+  // (its fan-out: one compare per entry of the cache, spread over the die; the routed critical
+  // path of perforated_default and perforated_flops, 2026-11-28: 7-8 ns on the key's net alone)
+  // (two copies of the key in the configurations without proofs: the formal configuration's
+  // k-induction did not relate the two copies (no result in 30 min, against 1 min with one);
+  // the same function either way)
+  private val bmKeyK =
+    if (timing.hitReg && !p.formalPorts) { val (a, b) = RegCopies.two(bmKeyC); Seq(a, b) } else Seq(toPick(bmKeyC))
   pickK.bmVec := bmHits(bmKeyK)
   // at most one bitmap entry holds a word (a fill of a key already held rewrites that entry):
   // the index is the vector's OR-encoding, here so that decide's word read starts from a register
@@ -716,6 +739,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     val evicting = !hitAny && !anyFree
     arr.io.write.valid := fill
     arr.io.write.bits.set := set
+    arr.io.writeSetEarly.foreach(_ := setD)
     arr.io.write.bits.way := way
     arr.io.write.bits.data := data
     when(fill) { repl.fill(set, way) }
