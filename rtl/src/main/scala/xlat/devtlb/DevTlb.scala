@@ -92,6 +92,17 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val pbRepl = new ReplacementState(ReplacementPolicy("lru", pbN), 1)
   private val st = new SlotTable(p)
   private val pf = if (p.prefetch) Some(new PrefetchUnit(p, timing)) else None
+  /** With several slots and the keys' address registers (`devtlb_ptb8`, `ptb32`, `full`), the
+    * valid bits and the PTag are instead read in match, at a one-hot copy of the row registered
+    * at acceptance (`rowOHC`), and registered after match as parts of the hit (ANDed in pick):
+    * the same values, since no write lands between acceptance and match; the acceptance logic
+    * (a completion's tag -> its slot's SID -> the row) no longer drives the selection of 8 rows
+    * (the critical path of `devtlb_ptb8`'s routed run, 68.9 MHz). `devtlb_base` / `devtlb_part`
+    * (one slot) keep the selection at acceptance.
+    */
+  private val rowLate = ramAddrReg && st.copyResp
+  /** Slots per copy of the merge check's key (`rowLate`). */
+  private val mergeGroup = 4
   private val hitq = Module(new RegQueue(new DevResp(p), p.respQueue))
   private val inv = new InvalWait(p.invalPending, p.slots, log2Ceil(p.respQueue + 1))
   private val shadow = new WriteShadow(timing.writeShadow)
@@ -254,10 +265,15 @@ class DevTlb(val p: DevTlbParams) extends Module {
     * like the row itself, they cannot change between acceptance and match (a fill or an
     * invalidation lands inside its write shadow, before the next acceptance).
     */
-  private val rowValidC = Stage.carry(atIssueRow(r => tlbValid(r)), timing.readReg)
-  private val ptagValidC = Stage.carry(atIssueRow(r => ptagValid(r)), timing.readReg)
+  private val rowOHC = if (rowLate) RegNext(VecInit(UIntToOH(issue.bits.row, p.sets).asBools)) else null
+  private val rowValidC =
+    if (rowLate) Mux1H(rowOHC, tlbValid) else Stage.carry(atIssueRow(r => tlbValid(r)), timing.readReg)
+  private val ptagValidC =
+    if (rowLate) Mux1H(rowOHC, ptagValid) else Stage.carry(atIssueRow(r => ptagValid(r)), timing.readReg)
   private val ptagOkC =
-    if (p.partitioned) ptagValidC && Stage.carry(atIssueRow(r => ptag(r)), timing.readReg) === reqC.sid else true.B
+    if (!p.partitioned) true.B
+    else if (rowLate) ptagValidC && Mux1H(rowOHC, ptag) === reqC.sid
+    else ptagValidC && Stage.carry(atIssueRow(r => ptag(r)), timing.readReg) === reqC.sid
   /** With `ramAddrReg` the keys come out of the distributed RAMs in match (behind the per-way
     * address registers), so match's compares of the row are cut into parts of at most
     * `cmpChunk` bits (three LUT levels after the RAM), registered apart and ANDed in pick: a
@@ -276,9 +292,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
   }
   private val lowBits = 9.min(p.pageBits)
   private val tlbHitPartsC = VecInit(rowC.zip(rowValidC).map { case (e, v) =>
-    val low = v && ptagOkC && e.sid === reqC.sid && (e.big || e.page(lowBits - 1, 0) === reqC.iova(lowBits - 1, 0))
+    // `rowLate`: the valid bit and the PTag check (read in match) are parts of their own
+    val low = (if (rowLate) true.B else v && ptagOkC) && e.sid === reqC.sid &&
+      (e.big || e.page(lowBits - 1, 0) === reqC.iova(lowBits - 1, 0))
     val high = if (p.pageBits > lowBits) eqParts(e.page(p.pageBits - 1, lowBits), reqC.iova(p.pageBits - 1, lowBits), cmpChunk) else Nil
-    VecInit(low +: high)
+    VecInit((low +: high) ++ (if (rowLate) Seq(v, ptagOkC) else Nil))
   })
   private val tlbHitsC = VecInit(rowC.zip(rowValidC).map { case (e, v) => v && ptagOkC && e.covers(reqC.sid, reqC.iova) })
   private val pbHitsC = VecInit(pb.io.readData.zip(pbValid).map { case (e, v) => v && e.covers(reqC.sid, reqC.iova) && p.prefetch.B })
@@ -311,6 +329,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val pbCoverC = VecInit(pb.io.all(0).zip(pbValid).map { case (e, v) => v && InvalRule.covers(p, ivC, ivMaskC, e) })
   private val slotCoverC = VecInit((0 until p.slots).map(i =>
     st.valid(i) && InvalRule.coversSlot(p, ivC, ivMaskC, st.slot(i).sid, st.slot(i).page)))
+  /** `slotCoverC` in parts (`rowLate`): the valid bit, the SID compare, the masked page bits'
+    * chunks, registered after match; the invalidation's kind is applied in pick.
+    */
+  private val slotCoverPartsC = if (!rowLate) None else Some(VecInit((0 until p.slots).map(i =>
+    VecInit(Seq(st.valid(i), st.slot(i).sid === ivC.sid) ++ InvalRule.slotPageParts(p, ivC, ivMaskC, st.slot(i).page, coverChunk)))))
   pf.foreach(_.lookup(reqC.sid, s.bits.req.sid))
 
   // ---- pick stage --------------------------------------------------------------------------
@@ -389,10 +412,27 @@ class DevTlb(val p: DevTlbParams) extends Module {
     if (!timing.selReg) st.holding(req.sid, req.iova)
     else {
       val kReq = k.bits.req
+      /** `rowLate`: the pick-stage key the slots are compared with, one register copy per
+        * `mergeGroup` slots (the key of the pick-stage register fanned out to every slot's
+        * compare: the critical path of `devtlb_ptb8`'s routed run after the PTag change). Copy g
+        * holds the key when the operation in match is a request and 0 otherwise, under its own
+        * condition (`ReqCopy.sel`), so that synthesis does not merge the copies: the compare
+        * matters only for a request (`miss`), for which every copy holds the key.
+        */
+      val keyOf: Int => DevReq =
+        if (!rowLate) (_: Int) => kReq
+        else {
+          val n = (p.slots + mergeGroup - 1) / mergeGroup
+          val copies = (0 until n).map { g =>
+            val r = RegNext(Mux(ReqCopy.sel(c.valid, c.bits.kind.asUInt, g), c.bits.req, 0.U.asTypeOf(c.bits.req)))
+            r.suggestName(s"mergeKey_$g")
+          }
+          (i: Int) => copies(i / mergeGroup)
+        }
       // compared in pick in registered parts (the SID with the slot's mergeable bit, the page in
       // `cmpChunk`-bit parts), ANDed here: the slots' keys fan out across the die
       val earlyParts = RegNext(VecInit((0 until p.slots).map(i => VecInit(
-        (st.mergeable(i) && st.slot(i).sid === kReq.sid) +: eqParts(st.slot(i).page, kReq.iova, cmpChunk)))))
+        (st.mergeable(i) && st.slot(i).sid === keyOf(i).sid) +: eqParts(st.slot(i).page, keyOf(i).iova, cmpChunk)))))
       val early = VecInit(earlyParts.map(_.asUInt.andR))
       val sameAhead = RegNext(kReq.sid === req.sid && kReq.iova === req.iova)
       val last = RegNext(allocEvents)
@@ -539,7 +579,13 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // coverage is computed in match; a slot freed between match and respond (its last waiter's
   // response) is no longer there: it must not be marked nor waited for (its bit would never
   // clear, and invalDone would never come)
-  private val slotCover = VecInit(toRespond(slotCoverC).zipWithIndex.map { case (x, i) => x && st.valid(i) })
+  private val slotCover = VecInit((
+    if (!rowLate) toRespond(slotCoverC)
+    else {
+      val partsK = toPick(slotCoverPartsC.get)
+      val coverK = VecInit(partsK.map(x => x(0) && InvalRule.coversFrom(k.bits.inval, x(1), x.drop(2).reduce(_ && _))))
+      Stage.carry(coverK, timing.selReg)
+    }).zipWithIndex.map { case (x, i) => x && st.valid(i) })
   when(invalNow) {
     when(InvalRule.kindAll(s.bits.inval)) {
       for (i <- 0 until p.sets; w <- 0 until p.ways) tlbValid(i)(w) := false.B
@@ -739,6 +785,20 @@ class DevPick(p: DevTlbParams, pbN: Int) extends Bundle {
   val pbHit = Bool()
 }
 
+/** Copies of a request's fields that synthesis must not merge: copy g is loaded under
+  * `sel(valid, kind, g)`, true for a valid request and, for every other (valid, kind) code, a
+  * function of g (copy 0: a valid request only), so no two copies have equal inputs.
+  */
+object ReqCopy {
+  def sel(valid: Bool, kind: UInt, g: Int): Bool = {
+    require(g < 128)
+    val code = Cat(valid, kind.pad(2)(1, 0))
+    val reqCode = 4 // valid, OpKind.Req (0)
+    val others = (0 until 8).filter(_ != reqCode)
+    VecInit((0 until 8).map(v => (v == reqCode || (others.indexOf(v) >= 0 && ((g >> others.indexOf(v)) & 1) == 1)).B))(code)
+  }
+}
+
 /** What a completion caches: 4 KiB as is; 2 MiB and 1 GiB as the 2 MiB piece holding the page. */
 object Completion {
   def entry(p: DevTlbParams, c: AtsResp, sid: UInt, page: UInt): DevEntry = {
@@ -787,6 +847,13 @@ object InvalRule {
   def pageParts(p: DevTlbParams, iv: DevInval, mask: UInt, e: DevEntry, n: Int): Seq[Bool] = {
     val big = ~((BigInt(1) << 9.min(p.pageBits)) - 1).U(p.pageBits.W)
     val d = (e.page ^ iv.iova) & Mux(e.big, mask & big, mask)
+    (0 until p.pageBits by n).map(i => d((i + n).min(p.pageBits) - 1, i) === 0.U)
+  }
+
+  /** [[coversSlot]]'s page compare cut into chunks of `n` bits (as [[pageParts]]). */
+  def slotPageParts(p: DevTlbParams, iv: DevInval, mask: UInt, page: UInt, n: Int): Seq[Bool] = {
+    val big = ~((BigInt(1) << 9.min(p.pageBits)) - 1).U(p.pageBits.W)
+    val d = (page ^ iv.iova) & mask & big
     (0 until p.pageBits by n).map(i => d((i + n).min(p.pageBits) - 1, i) === 0.U)
   }
 
