@@ -110,7 +110,30 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // ---- read stage: accept one operation a cycle --------------------------------------------
   private val issue = Wire(Valid(new DevOp(p)))
   private val c = Stage(issue, timing.readReg)
-  private val k = Stage(c, timing.hitReg)
+  /** `rowLate`: a completion reads its row a cycle after its acceptance. Acceptance carries only
+    * its tag (no multiplexer from `ats_resp.tag` over the slots' SIDs to the row and the DevTLB's
+    * read address: the critical path of `devtlb_ptb8`'s routed run on seed 2); in match its
+    * slot's SID, page and row are read at the registered tag (a slot whose completion is accepted
+    * is outstanding: its fields do not change) and go on to pick with the operation (`cFix`), and
+    * into the operation registers of read again, with `valid` low (nothing is accepted in the
+    * cycle after a completion: its write shadow), so that match sees the completion's row, PTag,
+    * valid bits and same-key compare one cycle later than a request's: a "shadow" pass, whose
+    * results go to respond through one register instead of two. Nothing a response, a slot or a
+    * counter depends on changes (the row cannot change in that cycle either).
+    */
+  private val compInC = if (rowLate) c.valid && c.bits.kind === OpKind.Comp else false.B
+  private val cFix: Valid[DevOp] = if (!rowLate) c else {
+    val x = Wire(Valid(new DevOp(p)))
+    x := c
+    val sl = st.slot(c.bits.comp.tag)
+    when(c.bits.kind === OpKind.Comp) {
+      x.bits.req.sid := sl.sid
+      x.bits.req.iova := sl.page
+      x.bits.row := rowOf(sl.sid, sl.page)
+    }
+    x
+  }
+  private val k = Stage(cFix, timing.hitReg)
   private val s = Stage(k, timing.selReg)
   /** The operations held in stage registers (an unregistered stage is the one before it). */
   private val held = Seq((c, timing.readReg), (k, timing.hitReg), (s, timing.selReg)).collect { case (x, true) => x }
@@ -191,7 +214,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // accepted), so the two agree for every accepted operation, and the row multiplexer's select
   // does not wait for the acceptance logic (write shadow -> busy -> fire)
   issue.bits.req := io.req.bits
-  when(io.ats_resp.valid) {
+  if (!rowLate) when(io.ats_resp.valid) {
     issue.bits.req.sid := compSlot.sid
     issue.bits.req.iova := compSlot.page
   }
@@ -238,6 +261,13 @@ class DevTlb(val p: DevTlbParams) extends Module {
     issue.bits.row := rowOf(io.inval.bits.sid, io.inval.bits.iova)
   }
   else when(ivSel) { issue.bits.row := rowOf(io.inval.bits.sid, io.inval.bits.iova) }
+  // `rowLate`: the completion in match passes again with its slot's fields (nothing is accepted
+  // in this cycle: `issue.valid` is low)
+  if (rowLate) when(compInC) {
+    issue.bits.req := cFix.bits.req
+    issue.bits.comp := c.bits.comp
+    issue.bits.row := cFix.bits.row
+  }
   /** `f` of the row read by the operation accepted this cycle (`issue.bits.row`), applied to
     * each candidate row before the choice, so a table read by row (valid bits, PTags) does not
     * wait for the choice: the same selection as `issue.bits.row`'s, moved behind the tables.
@@ -360,7 +390,13 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val rowDataS = Stage.carry(rowDataK, timing.selReg)
   private val row = VecInit(toRespond(tlb.io.readData).zip(rowDataS).map { case (k, d) =>
     k.entry(d.ppn, d.perm_r, d.perm_w) })
-  private val rowValid = toRespond(rowValidC)
+  // `rowLate`: a completion's row (only completions use these in respond) from its second pass
+  private val rowValid = if (rowLate) RegNext(rowValidC) else toRespond(rowValidC)
+  /** `rowLate`: the same-key chunks of the second pass, ANDed in groups of four before the
+    * register and the groups in respond.
+    */
+  private def sameLate(v: Vec[Vec[Bool]]): Vec[Bool] =
+    VecInit(RegNext(VecInit(v.map(x => VecInit(x.grouped(4).map(_.reduce(_ && _)).toSeq)))).map(_.asUInt.andR))
   private val rowIdx = s.bits.row
   private val req = s.bits.req
   private val reqNow = isReq(s)
@@ -502,11 +538,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val cache = compNow && !compFault && !stale
   private val toTlb = cache && cSlot < p.ptbEntries.U
   private val toPb = cache && cSlot >= p.ptbEntries.U && p.prefetch.B
-  private val tlbSame = sameS(tlbSameC).zip(rowValid).map { case (a, v) => a && v }
+  private val tlbSame = (if (rowLate) sameLate(tlbSameC) else sameS(tlbSameC)).zip(rowValid).map { case (a, v) => a && v }
   // the PTag compared in match (`ptagOkC`; nothing changes a PTag between a completion's match
   // and its respond: the write shadow of the operations ahead has passed)
-  private val claimRow = if (p.partitioned) !toRespond(ptagOkC) else false.B
-  private val takeover = if (p.partitioned) toRespond(ptagValidC && !ptagOkC) else false.B
+  private val claimRow = if (p.partitioned) !(if (rowLate) RegNext(ptagOkC) else toRespond(ptagOkC)) else false.B
+  private val takeover = if (p.partitioned) (if (rowLate) RegNext(ptagValidC && !ptagOkC) else toRespond(ptagValidC && !ptagOkC)) else false.B
   private val anySame = tlbSame.reduce(_ || _)
   private val freeWays = rowValid.map(!_)
   private val evict = !claimRow && !anySame && !freeWays.reduce(_ || _)
@@ -546,7 +582,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     tlbValid(cmRow)(cmWay) := true.B
     tlbRepl.fill(cmRow, cmWay, cmEvict)
   }
-  private val pbSame = sameS(pbSameC).zip(pbValid).map { case (a, v) => a && v }
+  private val pbSame = (if (rowLate) sameLate(pbSameC) else sameS(pbSameC)).zip(pbValid).map { case (a, v) => a && v }
   private val pbAnySame = pbSame.reduce(_ || _)
   private val pbFree = pbValid.map(!_)
   private val pbEvict = !pbAnySame && !pbFree.reduce(_ || _)
@@ -618,17 +654,16 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // output register loads from the queue heads without a multiplexer over the slots; with one
   // slot (`devtlb_base`, `devtlb_part`) the queue holds the number alone, as before.
   private val atsCarry = p.slots > 1
-  private val (atsValid, atsBits) = if (!atsCarry) {
-    val demandQ = Module(new RegQueue(UInt(p.atsTagBits.W), p.ptbEntries))
+  /** The two send queues and the output register, for queue entries of type `gen`: the demand
+    * queue takes `demandEntry` at an allocation, the prefetch queue `pfEntries`; `fields` gives
+    * an entry's slot number, SID and page.
+    */
+  private def atsSend[T <: Data](gen: T, demandEntry: T, pfEntries: Seq[Valid[T]], fields: T => (UInt, UInt, UInt)): (Bool, AtsReq) = {
+    val demandQ = Module(new RegQueue(gen, p.ptbEntries))
     demandQ.io.enq.valid := alloc
-    demandQ.io.enq.bits := OHToUInt(allocOH)
-    val pfq = new MultiPushQueue(UInt(p.atsTagBits.W), p.prefetchSlots.max(1), "pfq")
-    pfq.push(pfPushes.map { x =>
-      val y = Wire(Valid(UInt(p.atsTagBits.W)))
-      y.valid := x.valid
-      y.bits := x.bits.tag
-      y
-    })
+    demandQ.io.enq.bits := demandEntry
+    val pfq = new MultiPushQueue(gen, p.prefetchSlots.max(1), "pfq")
+    pfq.push(pfEntries)
     val atsValid = RegInit(false.B)
     val atsBits = Reg(new AtsReq(p))
     val load = !atsValid || io.ats_req.ready
@@ -639,37 +674,28 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val next = Mux(takeDemand, demandQ.io.deq.bits, pfq.head)
     when(load) { atsValid := takeDemand || takePf }
     when(load && (takeDemand || takePf)) {
-      atsBits.tag := next
-      atsBits.sid := st.slot(next).sid
-      atsBits.iova := st.slot(next).page
-      atsBits.prefetch := takePf
-    }
-    (atsValid, atsBits)
-  } else {
-    val demandQ = Module(new RegQueue(new AtsSlot(p), p.ptbEntries))
-    demandQ.io.enq.valid := alloc
-    demandQ.io.enq.bits.tag := OHToUInt(allocOH)
-    demandQ.io.enq.bits.sid := req.sid
-    demandQ.io.enq.bits.page := req.iova
-    val pfq = new MultiPushQueue(new AtsSlot(p), p.prefetchSlots.max(1), "pfq")
-    pfq.push(pfPushes)
-    val atsValid = RegInit(false.B)
-    val atsBits = Reg(new AtsReq(p))
-    val load = !atsValid || io.ats_req.ready
-    val takeDemand = demandQ.io.deq.valid
-    val takePf = !takeDemand && pfq.valid
-    demandQ.io.deq.ready := load
-    pfq.pop(load && takePf)
-    val next = Mux(takeDemand, demandQ.io.deq.bits, pfq.head)
-    when(load) { atsValid := takeDemand || takePf }
-    when(load && (takeDemand || takePf)) {
-      atsBits.tag := next.tag
-      atsBits.sid := next.sid
-      atsBits.iova := next.page
+      val (tag, sid, page) = fields(next)
+      atsBits.tag := tag
+      atsBits.sid := sid
+      atsBits.iova := page
       atsBits.prefetch := takePf
     }
     (atsValid, atsBits)
   }
+  private val (atsValid, atsBits) =
+    if (!atsCarry) atsSend(UInt(p.atsTagBits.W), OHToUInt(allocOH), pfPushes.map { x =>
+      val y = Wire(Valid(UInt(p.atsTagBits.W)))
+      y.valid := x.valid
+      y.bits := x.bits.tag
+      y
+    }, (n: UInt) => (n, st.slot(n).sid, st.slot(n).page))
+    else {
+      val e = Wire(new AtsSlot(p))
+      e.tag := OHToUInt(allocOH)
+      e.sid := req.sid
+      e.page := req.iova
+      atsSend(new AtsSlot(p), e, pfPushes, (n: AtsSlot) => (n.tag, n.sid, n.page))
+    }
   io.ats_req.valid := atsValid
   io.ats_req.bits := atsBits
   for (i <- 0 until p.slots) when(io.ats_req.fire && atsBits.tag === i.U) { st.slot(i).sent := true.B }
