@@ -92,6 +92,17 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val pbRepl = new ReplacementState(ReplacementPolicy("lru", pbN), 1)
   private val st = new SlotTable(p)
   private val pf = if (p.prefetch) Some(new PrefetchUnit(p, timing)) else None
+  /** With several slots and the keys' address registers (`devtlb_ptb8`, `ptb32`, `full`), the
+    * valid bits and the PTag are instead read in match, at a one-hot copy of the row registered
+    * at acceptance (`rowOHC`), and registered after match as parts of the hit (ANDed in pick):
+    * the same values, since no write lands between acceptance and match; the acceptance logic
+    * (a completion's tag -> its slot's SID -> the row) no longer drives the selection of 8 rows
+    * (the critical path of `devtlb_ptb8`'s routed run, 68.9 MHz). `devtlb_base` / `devtlb_part`
+    * (one slot) keep the selection at acceptance.
+    */
+  private val rowLate = ramAddrReg && st.copyResp
+  /** Slots per copy of the merge check's key (`rowLate`). */
+  private val mergeGroup = 4
   private val hitq = Module(new RegQueue(new DevResp(p), p.respQueue))
   private val inv = new InvalWait(p.invalPending, p.slots, log2Ceil(p.respQueue + 1))
   private val shadow = new WriteShadow(timing.writeShadow)
@@ -99,7 +110,35 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // ---- read stage: accept one operation a cycle --------------------------------------------
   private val issue = Wire(Valid(new DevOp(p)))
   private val c = Stage(issue, timing.readReg)
-  private val k = Stage(c, timing.hitReg)
+  /** `rowLate`: a completion reads its row a cycle after its acceptance. Acceptance carries only
+    * its tag (no multiplexer from `ats_resp.tag` over the slots' SIDs to the row and the DevTLB's
+    * read address: the critical path of `devtlb_ptb8`'s routed run on seed 2); in match its
+    * slot's SID, page and row are read at the registered tag (a slot whose completion is accepted
+    * is outstanding: its fields do not change) and go on to pick with the operation (`cFix`), and
+    * into the operation registers of read again, with `valid` low (nothing is accepted in the
+    * cycle after a completion: its write shadow), so that match sees the completion's row, PTag,
+    * valid bits and same-key compare one cycle later than a request's: a "shadow" pass, whose
+    * results go to respond through one register instead of two. Nothing a response, a slot or a
+    * counter depends on changes (the row cannot change in that cycle either).
+    */
+  private val compInC = if (rowLate) c.valid && c.bits.kind === OpKind.Comp else false.B
+  /** The completion's tag one-hot, registered at acceptance beside `c.bits.comp.tag`: it selects
+    * the slot's row alone (three bits a slot), so the row does not wait behind the decode that
+    * also selects the slot's 68 SID and page bits (a 6 ns net in `devtlb_ptb8`'s seed-1 run).
+    */
+  private val compTagOH = if (rowLate) RegNext(VecInit((0 until p.slots).map(i => io.ats_resp.bits.tag === i.U))) else null
+  private val cFix: Valid[DevOp] = if (!rowLate) c else {
+    val x = Wire(Valid(new DevOp(p)))
+    x := c
+    val sl = st.slot(c.bits.comp.tag)
+    when(c.bits.kind === OpKind.Comp) {
+      x.bits.req.sid := sl.sid
+      x.bits.req.iova := sl.page
+      x.bits.row := Mux1H(compTagOH, st.slot.map(y => rowOf(y.sid, y.page)))
+    }
+    x
+  }
+  private val k = Stage(cFix, timing.hitReg)
   private val s = Stage(k, timing.selReg)
   /** The operations held in stage registers (an unregistered stage is the one before it). */
   private val held = Seq((c, timing.readReg), (k, timing.hitReg), (s, timing.selReg)).collect { case (x, true) => x }
@@ -180,7 +219,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // accepted), so the two agree for every accepted operation, and the row multiplexer's select
   // does not wait for the acceptance logic (write shadow -> busy -> fire)
   issue.bits.req := io.req.bits
-  when(io.ats_resp.valid) {
+  if (!rowLate) when(io.ats_resp.valid) {
     issue.bits.req.sid := compSlot.sid
     issue.bits.req.iova := compSlot.page
   }
@@ -227,6 +266,13 @@ class DevTlb(val p: DevTlbParams) extends Module {
     issue.bits.row := rowOf(io.inval.bits.sid, io.inval.bits.iova)
   }
   else when(ivSel) { issue.bits.row := rowOf(io.inval.bits.sid, io.inval.bits.iova) }
+  // `rowLate`: the completion in match passes again with its slot's fields (nothing is accepted
+  // in this cycle: `issue.valid` is low)
+  if (rowLate) when(compInC) {
+    issue.bits.req := cFix.bits.req
+    issue.bits.comp := c.bits.comp
+    issue.bits.row := cFix.bits.row
+  }
   /** `f` of the row read by the operation accepted this cycle (`issue.bits.row`), applied to
     * each candidate row before the choice, so a table read by row (valid bits, PTags) does not
     * wait for the choice: the same selection as `issue.bits.row`'s, moved behind the tables.
@@ -254,10 +300,15 @@ class DevTlb(val p: DevTlbParams) extends Module {
     * like the row itself, they cannot change between acceptance and match (a fill or an
     * invalidation lands inside its write shadow, before the next acceptance).
     */
-  private val rowValidC = Stage.carry(atIssueRow(r => tlbValid(r)), timing.readReg)
-  private val ptagValidC = Stage.carry(atIssueRow(r => ptagValid(r)), timing.readReg)
+  private val rowOHC = if (rowLate) RegNext(VecInit(UIntToOH(issue.bits.row, p.sets).asBools)) else null
+  private val rowValidC =
+    if (rowLate) Mux1H(rowOHC, tlbValid) else Stage.carry(atIssueRow(r => tlbValid(r)), timing.readReg)
+  private val ptagValidC =
+    if (rowLate) Mux1H(rowOHC, ptagValid) else Stage.carry(atIssueRow(r => ptagValid(r)), timing.readReg)
   private val ptagOkC =
-    if (p.partitioned) ptagValidC && Stage.carry(atIssueRow(r => ptag(r)), timing.readReg) === reqC.sid else true.B
+    if (!p.partitioned) true.B
+    else if (rowLate) ptagValidC && Mux1H(rowOHC, ptag) === reqC.sid
+    else ptagValidC && Stage.carry(atIssueRow(r => ptag(r)), timing.readReg) === reqC.sid
   /** With `ramAddrReg` the keys come out of the distributed RAMs in match (behind the per-way
     * address registers), so match's compares of the row are cut into parts of at most
     * `cmpChunk` bits (three LUT levels after the RAM), registered apart and ANDed in pick: a
@@ -276,9 +327,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
   }
   private val lowBits = 9.min(p.pageBits)
   private val tlbHitPartsC = VecInit(rowC.zip(rowValidC).map { case (e, v) =>
-    val low = v && ptagOkC && e.sid === reqC.sid && (e.big || e.page(lowBits - 1, 0) === reqC.iova(lowBits - 1, 0))
+    // `rowLate`: the valid bit and the PTag check (read in match) are parts of their own
+    val low = (if (rowLate) true.B else v && ptagOkC) && e.sid === reqC.sid &&
+      (e.big || e.page(lowBits - 1, 0) === reqC.iova(lowBits - 1, 0))
     val high = if (p.pageBits > lowBits) eqParts(e.page(p.pageBits - 1, lowBits), reqC.iova(p.pageBits - 1, lowBits), cmpChunk) else Nil
-    VecInit(low +: high)
+    VecInit((low +: high) ++ (if (rowLate) Seq(v, ptagOkC) else Nil))
   })
   private val tlbHitsC = VecInit(rowC.zip(rowValidC).map { case (e, v) => v && ptagOkC && e.covers(reqC.sid, reqC.iova) })
   private val pbHitsC = VecInit(pb.io.readData.zip(pbValid).map { case (e, v) => v && e.covers(reqC.sid, reqC.iova) && p.prefetch.B })
@@ -311,6 +364,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val pbCoverC = VecInit(pb.io.all(0).zip(pbValid).map { case (e, v) => v && InvalRule.covers(p, ivC, ivMaskC, e) })
   private val slotCoverC = VecInit((0 until p.slots).map(i =>
     st.valid(i) && InvalRule.coversSlot(p, ivC, ivMaskC, st.slot(i).sid, st.slot(i).page)))
+  /** `slotCoverC` in parts (`rowLate`): the valid bit, the SID compare, the masked page bits'
+    * chunks, registered after match; the invalidation's kind is applied in pick.
+    */
+  private val slotCoverPartsC = if (!rowLate) None else Some(VecInit((0 until p.slots).map(i =>
+    VecInit(Seq(st.valid(i), st.slot(i).sid === ivC.sid) ++ InvalRule.slotPageParts(p, ivC, ivMaskC, st.slot(i).page, coverChunk)))))
   pf.foreach(_.lookup(reqC.sid, s.bits.req.sid))
 
   // ---- pick stage --------------------------------------------------------------------------
@@ -337,7 +395,13 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val rowDataS = Stage.carry(rowDataK, timing.selReg)
   private val row = VecInit(toRespond(tlb.io.readData).zip(rowDataS).map { case (k, d) =>
     k.entry(d.ppn, d.perm_r, d.perm_w) })
-  private val rowValid = toRespond(rowValidC)
+  // `rowLate`: a completion's row (only completions use these in respond) from its second pass
+  private val rowValid = if (rowLate) RegNext(rowValidC) else toRespond(rowValidC)
+  /** `rowLate`: the same-key chunks of the second pass, ANDed in groups of four before the
+    * register and the groups in respond.
+    */
+  private def sameLate(v: Vec[Vec[Bool]]): Vec[Bool] =
+    VecInit(RegNext(VecInit(v.map(x => VecInit(x.grouped(4).map(_.reduce(_ && _)).toSeq)))).map(_.asUInt.andR))
   private val rowIdx = s.bits.row
   private val req = s.bits.req
   private val reqNow = isReq(s)
@@ -389,10 +453,27 @@ class DevTlb(val p: DevTlbParams) extends Module {
     if (!timing.selReg) st.holding(req.sid, req.iova)
     else {
       val kReq = k.bits.req
+      /** `rowLate`: the pick-stage key the slots are compared with, one register copy per
+        * `mergeGroup` slots (the key of the pick-stage register fanned out to every slot's
+        * compare: the critical path of `devtlb_ptb8`'s routed run after the PTag change). Copy g
+        * holds the key when the operation in match is a request and 0 otherwise, under its own
+        * condition (`ReqCopy.sel`), so that synthesis does not merge the copies: the compare
+        * matters only for a request (`miss`), for which every copy holds the key.
+        */
+      val keyOf: Int => DevReq =
+        if (!rowLate) (_: Int) => kReq
+        else {
+          val n = (p.slots + mergeGroup - 1) / mergeGroup
+          val copies = (0 until n).map { g =>
+            val r = RegNext(Mux(ReqCopy.sel(c.valid, c.bits.kind.asUInt, g), c.bits.req, 0.U.asTypeOf(c.bits.req)))
+            r.suggestName(s"mergeKey_$g")
+          }
+          (i: Int) => copies(i / mergeGroup)
+        }
       // compared in pick in registered parts (the SID with the slot's mergeable bit, the page in
       // `cmpChunk`-bit parts), ANDed here: the slots' keys fan out across the die
       val earlyParts = RegNext(VecInit((0 until p.slots).map(i => VecInit(
-        (st.mergeable(i) && st.slot(i).sid === kReq.sid) +: eqParts(st.slot(i).page, kReq.iova, cmpChunk)))))
+        (st.mergeable(i) && st.slot(i).sid === keyOf(i).sid) +: eqParts(st.slot(i).page, keyOf(i).iova, cmpChunk)))))
       val early = VecInit(earlyParts.map(_.asUInt.andR))
       val sameAhead = RegNext(kReq.sid === req.sid && kReq.iova === req.iova)
       val last = RegNext(allocEvents)
@@ -462,11 +543,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val cache = compNow && !compFault && !stale
   private val toTlb = cache && cSlot < p.ptbEntries.U
   private val toPb = cache && cSlot >= p.ptbEntries.U && p.prefetch.B
-  private val tlbSame = sameS(tlbSameC).zip(rowValid).map { case (a, v) => a && v }
+  private val tlbSame = (if (rowLate) sameLate(tlbSameC) else sameS(tlbSameC)).zip(rowValid).map { case (a, v) => a && v }
   // the PTag compared in match (`ptagOkC`; nothing changes a PTag between a completion's match
   // and its respond: the write shadow of the operations ahead has passed)
-  private val claimRow = if (p.partitioned) !toRespond(ptagOkC) else false.B
-  private val takeover = if (p.partitioned) toRespond(ptagValidC && !ptagOkC) else false.B
+  private val claimRow = if (p.partitioned) !(if (rowLate) RegNext(ptagOkC) else toRespond(ptagOkC)) else false.B
+  private val takeover = if (p.partitioned) (if (rowLate) RegNext(ptagValidC && !ptagOkC) else toRespond(ptagValidC && !ptagOkC)) else false.B
   private val anySame = tlbSame.reduce(_ || _)
   private val freeWays = rowValid.map(!_)
   private val evict = !claimRow && !anySame && !freeWays.reduce(_ || _)
@@ -506,7 +587,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     tlbValid(cmRow)(cmWay) := true.B
     tlbRepl.fill(cmRow, cmWay, cmEvict)
   }
-  private val pbSame = sameS(pbSameC).zip(pbValid).map { case (a, v) => a && v }
+  private val pbSame = (if (rowLate) sameLate(pbSameC) else sameS(pbSameC)).zip(pbValid).map { case (a, v) => a && v }
   private val pbAnySame = pbSame.reduce(_ || _)
   private val pbFree = pbValid.map(!_)
   private val pbEvict = !pbAnySame && !pbFree.reduce(_ || _)
@@ -539,7 +620,13 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // coverage is computed in match; a slot freed between match and respond (its last waiter's
   // response) is no longer there: it must not be marked nor waited for (its bit would never
   // clear, and invalDone would never come)
-  private val slotCover = VecInit(toRespond(slotCoverC).zipWithIndex.map { case (x, i) => x && st.valid(i) })
+  private val slotCover = VecInit((
+    if (!rowLate) toRespond(slotCoverC)
+    else {
+      val partsK = toPick(slotCoverPartsC.get)
+      val coverK = VecInit(partsK.map(x => x(0) && InvalRule.coversFrom(k.bits.inval, x(1), x.drop(2).reduce(_ && _))))
+      Stage.carry(coverK, timing.selReg)
+    }).zipWithIndex.map { case (x, i) => x && st.valid(i) })
   when(invalNow) {
     when(InvalRule.kindAll(s.bits.inval)) {
       for (i <- 0 until p.sets; w <- 0 until p.ways) tlbValid(i)(w) := false.B
@@ -572,17 +659,16 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // output register loads from the queue heads without a multiplexer over the slots; with one
   // slot (`devtlb_base`, `devtlb_part`) the queue holds the number alone, as before.
   private val atsCarry = p.slots > 1
-  private val (atsValid, atsBits) = if (!atsCarry) {
-    val demandQ = Module(new RegQueue(UInt(p.atsTagBits.W), p.ptbEntries))
+  /** The two send queues and the output register, for queue entries of type `gen`: the demand
+    * queue takes `demandEntry` at an allocation, the prefetch queue `pfEntries`; `fields` gives
+    * an entry's slot number, SID and page.
+    */
+  private def atsSend[T <: Data](gen: T, demandEntry: T, pfEntries: Seq[Valid[T]], fields: T => (UInt, UInt, UInt)): (Bool, AtsReq) = {
+    val demandQ = Module(new RegQueue(gen, p.ptbEntries))
     demandQ.io.enq.valid := alloc
-    demandQ.io.enq.bits := OHToUInt(allocOH)
-    val pfq = new MultiPushQueue(UInt(p.atsTagBits.W), p.prefetchSlots.max(1), "pfq")
-    pfq.push(pfPushes.map { x =>
-      val y = Wire(Valid(UInt(p.atsTagBits.W)))
-      y.valid := x.valid
-      y.bits := x.bits.tag
-      y
-    })
+    demandQ.io.enq.bits := demandEntry
+    val pfq = new MultiPushQueue(gen, p.prefetchSlots.max(1), "pfq")
+    pfq.push(pfEntries)
     val atsValid = RegInit(false.B)
     val atsBits = Reg(new AtsReq(p))
     val load = !atsValid || io.ats_req.ready
@@ -593,37 +679,28 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val next = Mux(takeDemand, demandQ.io.deq.bits, pfq.head)
     when(load) { atsValid := takeDemand || takePf }
     when(load && (takeDemand || takePf)) {
-      atsBits.tag := next
-      atsBits.sid := st.slot(next).sid
-      atsBits.iova := st.slot(next).page
-      atsBits.prefetch := takePf
-    }
-    (atsValid, atsBits)
-  } else {
-    val demandQ = Module(new RegQueue(new AtsSlot(p), p.ptbEntries))
-    demandQ.io.enq.valid := alloc
-    demandQ.io.enq.bits.tag := OHToUInt(allocOH)
-    demandQ.io.enq.bits.sid := req.sid
-    demandQ.io.enq.bits.page := req.iova
-    val pfq = new MultiPushQueue(new AtsSlot(p), p.prefetchSlots.max(1), "pfq")
-    pfq.push(pfPushes)
-    val atsValid = RegInit(false.B)
-    val atsBits = Reg(new AtsReq(p))
-    val load = !atsValid || io.ats_req.ready
-    val takeDemand = demandQ.io.deq.valid
-    val takePf = !takeDemand && pfq.valid
-    demandQ.io.deq.ready := load
-    pfq.pop(load && takePf)
-    val next = Mux(takeDemand, demandQ.io.deq.bits, pfq.head)
-    when(load) { atsValid := takeDemand || takePf }
-    when(load && (takeDemand || takePf)) {
-      atsBits.tag := next.tag
-      atsBits.sid := next.sid
-      atsBits.iova := next.page
+      val (tag, sid, page) = fields(next)
+      atsBits.tag := tag
+      atsBits.sid := sid
+      atsBits.iova := page
       atsBits.prefetch := takePf
     }
     (atsValid, atsBits)
   }
+  private val (atsValid, atsBits) =
+    if (!atsCarry) atsSend(UInt(p.atsTagBits.W), OHToUInt(allocOH), pfPushes.map { x =>
+      val y = Wire(Valid(UInt(p.atsTagBits.W)))
+      y.valid := x.valid
+      y.bits := x.bits.tag
+      y
+    }, (n: UInt) => (n, st.slot(n).sid, st.slot(n).page))
+    else {
+      val e = Wire(new AtsSlot(p))
+      e.tag := OHToUInt(allocOH)
+      e.sid := req.sid
+      e.page := req.iova
+      atsSend(new AtsSlot(p), e, pfPushes, (n: AtsSlot) => (n.tag, n.sid, n.page))
+    }
   io.ats_req.valid := atsValid
   io.ats_req.bits := atsBits
   for (i <- 0 until p.slots) when(io.ats_req.fire && atsBits.tag === i.U) { st.slot(i).sent := true.B }
@@ -739,6 +816,20 @@ class DevPick(p: DevTlbParams, pbN: Int) extends Bundle {
   val pbHit = Bool()
 }
 
+/** Copies of a request's fields that synthesis must not merge: copy g is loaded under
+  * `sel(valid, kind, g)`, true for a valid request and, for every other (valid, kind) code, a
+  * function of g (copy 0: a valid request only), so no two copies have equal inputs.
+  */
+object ReqCopy {
+  def sel(valid: Bool, kind: UInt, g: Int): Bool = {
+    require(g < 128)
+    val code = Cat(valid, kind.pad(2)(1, 0))
+    val reqCode = 4 // valid, OpKind.Req (0)
+    val others = (0 until 8).filter(_ != reqCode)
+    VecInit((0 until 8).map(v => (v == reqCode || (others.indexOf(v) >= 0 && ((g >> others.indexOf(v)) & 1) == 1)).B))(code)
+  }
+}
+
 /** What a completion caches: 4 KiB as is; 2 MiB and 1 GiB as the 2 MiB piece holding the page. */
 object Completion {
   def entry(p: DevTlbParams, c: AtsResp, sid: UInt, page: UInt): DevEntry = {
@@ -787,6 +878,13 @@ object InvalRule {
   def pageParts(p: DevTlbParams, iv: DevInval, mask: UInt, e: DevEntry, n: Int): Seq[Bool] = {
     val big = ~((BigInt(1) << 9.min(p.pageBits)) - 1).U(p.pageBits.W)
     val d = (e.page ^ iv.iova) & Mux(e.big, mask & big, mask)
+    (0 until p.pageBits by n).map(i => d((i + n).min(p.pageBits) - 1, i) === 0.U)
+  }
+
+  /** [[coversSlot]]'s page compare cut into chunks of `n` bits (as [[pageParts]]). */
+  def slotPageParts(p: DevTlbParams, iv: DevInval, mask: UInt, page: UInt, n: Int): Seq[Bool] = {
+    val big = ~((BigInt(1) << 9.min(p.pageBits)) - 1).U(p.pageBits.W)
+    val d = (page ^ iv.iova) & mask & big
     (0 until p.pageBits by n).map(i => d((i + n).min(p.pageBits) - 1, i) === 0.U)
   }
 

@@ -202,17 +202,23 @@ class SlotTable(p: DevTlbParams) {
       (groups.map(_._1).reduce(_ || _), PriorityMux(groups.map(_._1), groups.map(_._2)))
     }
 
+  /** At the drain's handshake: the drained waiter is freed (`clear`), and its slot (`slotOf`)
+    * loses a waiter, and is freed when that was its last.
+    */
+  private def release(handshake: Bool, clear: () => Unit, slotOf: () => UInt): Unit = when(handshake) {
+    clear()
+    waiterFreed := true.B
+    val s = slotOf()
+    for (i <- 0 until p.slots) when(s === i.U) {
+      waitersDec(i) := true.B
+      when(slot(i).waiters === 1.U) { freeing(i) := true.B }
+    }
+  }
+
   /** Call with the `resp` handshake of the drain register. */
   def drain(handshake: Bool): Unit = if (!copyResp) drainSlot(handshake) else {
     drainHs := handshake
-    when(handshake) {
-      for (j <- 0 until p.waiters) when(outOH(j)) { wValid(j) := false.B }
-      waiterFreed := true.B
-      for (i <- 0 until p.slots) when(outSlot === i.U) {
-        waitersDec(i) := true.B
-        when(slot(i).waiters === 1.U) { freeing(i) := true.B }
-      }
-    }
+    release(handshake, () => for (j <- 0 until p.waiters) when(outOH(j)) { wValid(j) := false.B }, () => outSlot)
     val load = !out || handshake
     val any = readyVec.asUInt.orR
     val oh = firstOH(readyVec)
@@ -245,16 +251,7 @@ class SlotTable(p: DevTlbParams) {
 
   /** The drain of one slot: the waiter's response from the slot at the drain's load. */
   private def drainSlot(handshake: Bool): Unit = {
-    when(handshake) {
-      val j = outWaiter
-      wValid(j) := false.B
-      waiterFreed := true.B
-      val s = waiter(j).slot
-      for (i <- 0 until p.slots) when(s === i.U) {
-        waitersDec(i) := true.B
-        when(slot(i).waiters === 1.U) { freeing(i) := true.B }
-      }
-    }
+    release(handshake, () => wValid(outWaiter) := false.B, () => waiter(outWaiter).slot)
     val load = !out || handshake
     val any = readyVec.asUInt.orR
     val j = PriorityEncoder(readyVec)
