@@ -8,7 +8,8 @@
   shared directed simulation (tb/xlat_tb/batch.py). Known limit: with pytest 9.2 and
   pytest-xdist 3.8 the group has no effect (xdist appends the group to ``item._nodeid``, which
   pytest 9 no longer reads; it keeps ``item._id``), so a configuration's cases can land on both
-  workers, and each worker then runs its own shared simulation (same verdicts, some work twice).
+  workers; tb/xlat_tb/batch.py then runs the shared simulation once under a lock, and the other
+  worker's cases run alone meanwhile.
 """
 
 import os
@@ -27,6 +28,7 @@ SLOW_FIRST = [
     "test_sby[perforated_cover]",       # ~85 s
     "test_sby[walker_cover_walks]",     # ~76 s
     "test_sby[prove_share_sram6]",      # ~74 s
+    "test_fpga_smoke.py::test_quick_flow",  # ~55 s (Yosys + nextpnr + synth_xilinx)
     "test_sby[perforated_prove]",       # ~52 s
     "test_sby[walker_prove_live]",      # ~47 s
     "test_sby[walker_cover]",           # ~45 s

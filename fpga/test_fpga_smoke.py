@@ -74,7 +74,16 @@ def smoke_run():
     return json.load(open(os.path.join(OUT, "results.json")))
 
 
-def test_smoke_numbers(smoke_run):
+def test_quick_flow(smoke_run, tmp_path):
+    """One test over the one flow run (three tests on it would let both pytest-xdist workers
+    take one, the second idling its core while the first runs the flow)."""
+    check_numbers(smoke_run)
+    check_netlist_keeps_every_port()
+    check_readme_table_from_run(smoke_run, tmp_path)
+
+
+def check_numbers(smoke_run):
+    """The report has sane numbers for the configuration."""
     rows = {r["config"]: r for r in smoke_run["results"]}
     assert CFG in rows
     r = rows[CFG]
@@ -93,7 +102,7 @@ def test_smoke_numbers(smoke_run):
     assert os.path.getsize(os.path.join(OUT, "results.csv")) > 0
 
 
-def test_netlist_keeps_every_port(smoke_run):
+def check_netlist_keeps_every_port():
     """After synthesis the block module still has every manifest port at its width (nothing
     was dropped or constant-folded across the wrapper boundary)."""
     m = manifest(CFG)
@@ -109,7 +118,7 @@ def test_netlist_keeps_every_port(smoke_run):
     assert sorted(top["ports"]) == ["clk", "load", "rst", "si", "so"]
 
 
-def test_readme_table_from_run(smoke_run, tmp_path):
+def check_readme_table_from_run(smoke_run, tmp_path):
     """fpga/readme_table.py rewrites only the marked block of a README, with one row per
     configuration of the run carrying that run's own figures; --check then agrees."""
     import readme_table

@@ -14,16 +14,22 @@ selects), and each case then reports its own test's verdict from that run.
 * Regression seeds and the random suites run alone as before (their own seed and length).
 * Sharing needs all cases of a configuration on one pytest-xdist worker: the root conftest.py
   puts them in one ``xdist_group`` and the Makefile runs ``--dist loadgroup``. Under another
-  distribution each worker runs its own shared simulation (more work, same verdicts). With
-  pytest 9.2 + pytest-xdist 3.8 the group is not applied (root conftest.py), so that happens
-  when a configuration's cases straddle the two workers.
+  distribution (and with pytest 9.2 + pytest-xdist 3.8, where the group is not applied: root
+  conftest.py) a configuration's cases can land on both workers. The first worker to ask runs
+  the shared simulation under a lock and leaves its result under build/sim/<config>/; a case
+  of the other worker that asks while the lock is held runs alone (waiting would idle that
+  worker's core for the whole shared run), and asks again for the next case.
 * ``XLAT_BATCH=0`` runs every case alone.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
+import pickle
+import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
 # (block, config, suite) -> cocotb tests selected in this session, in collection order
 _PLAN: dict[tuple[str, str, str], list[str]] = {}
@@ -31,6 +37,7 @@ _PLAN: dict[tuple[str, str, str], list[str]] = {}
 _DONE: dict = {}
 
 SHARED_SUITES = ("directed",)
+_UID = uuid.uuid4().hex        # this test run's id outside pytest-xdist
 
 
 def enabled() -> bool:
@@ -88,8 +95,34 @@ def peers(block: str, config: str, suite: str) -> list[str]:
     return tests if len(tests) > 1 else []
 
 
-def shared_result(key: tuple, run):
-    """The shared simulation's RunResult, running it (``run()``) the first time it is asked."""
-    if key not in _DONE:
-        _DONE[key] = run()
-    return _DONE[key]
+def shared_result(key: tuple, run, state: Path):
+    """The shared simulation's RunResult, running it (``run()``) the first time this test run
+    asks for it, in any worker; None while another worker is running it (the caller then runs
+    its case alone). ``state`` (a path prefix outside the run directory, which each run
+    empties) holds the lock and the pickled result stamped with the test run's id, so the
+    other worker reads the result instead of simulating again."""
+    if key in _DONE:
+        return _DONE[key]
+    uid = os.environ.get("PYTEST_XDIST_TESTRUNUID") or _UID
+    state.parent.mkdir(parents=True, exist_ok=True)
+    saved = state.with_name(state.name + ".pickle")
+    with open(state.with_name(state.name + ".lock"), "a") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None
+        try:
+            res = None
+            if saved.is_file():
+                with open(saved, "rb") as fh:
+                    run_id, old = pickle.load(fh)
+                if run_id == uid:
+                    res = old
+            if res is None:
+                res = run()
+                with open(saved, "wb") as fh:
+                    pickle.dump((uid, res), fh)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    _DONE[key] = res
+    return res

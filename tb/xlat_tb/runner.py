@@ -284,7 +284,12 @@ def run_case(block: str, config: str, suite: str, case: str, reg, *, name: str |
     shared = batch.shared_result(
         (block, config, suite),
         lambda: run_config(name, module, run=f"{suite}_shared", testcases=group,
-                           manifest=manifest, fail=False, rerun_waves=False))
+                           manifest=manifest, fail=False, rerun_waves=False),
+        SIM_BUILD / name / f"{suite}_shared.state")
+    if shared is None:
+        print(f"[xlat] {name}: the shared simulation of the {suite} tests is running in the "
+              f"other worker; running {case} alone", flush=True)
+        return alone()
     log = SIM_BUILD / name / f"{suite}_shared" / "sim.log"
     if case in shared.passed or f"{case} (skipped)" in shared.passed:
         print(f"[xlat] {name}: {case} passed in the shared simulation of {len(group)} "

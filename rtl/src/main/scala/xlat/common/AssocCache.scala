@@ -63,7 +63,10 @@ import chisel3.util._
   * back-to-back fills never write one entry unless they share a key. The landing only picks
   * among registered one-hot choices (holding its key, else free, else victim); an entry freed,
   * touched, pinned or aged in the cycle before the landing counts from the next choice on. The
-  * ageing of an eviction uses the candidates and top value of the cycle before too.
+  * ageing of an eviction uses the candidates and top value of the cycle before too. The free
+  * bits the choice scans are registered from the valid and write registers' next values (the
+  * same bits, from registers), and `validKept` gives a caller the entries valid and not written
+  * in the next cycle, to register with its compares (a select then starts from registers).
   *
   * ==Split operations (with `split`, needs `late` and `keyIn`)==
   * For the clock of a caller whose decision to fill or use an entry comes from deep logic but
@@ -94,9 +97,10 @@ import chisel3.util._
   * For the clock of a caller whose fills are far apart: it guarantees that between the cycle a
   * fill is asked and its landing no fill lands, nothing is invalidated or dropped, and that no
   * fill landed in the cycle it asks; its same-key vector is then exact and must include the
-  * valid bits (the valid entries holding the key: at most one). The entry holding the key and
-  * the first free entry are chosen when the fill is asked, only the PLRU victim at the landing
-  * (a touch may land in between). The same behaviour as without it, under that guarantee.
+  * valid bits (the valid entries holding the key: at most one). The entry holding the key, the
+  * first free entry and the PLRU victim are chosen when the fill is asked (the victim from the
+  * state the landing sees: a touch applied in the asking cycle included). The same behaviour
+  * as without it, under that guarantee.
   *
   * Each operation (one lookup touch or one fill, any invalidations, one confirm and one drop)
   * may happen once a cycle; a fill wins over an invalidation or a drop of the same entry; an
@@ -258,6 +262,11 @@ class AssocCache[T <: Data](
     case None       => VecInit(Seq.fill(n)(false.B))
   }
   private val free = (0 until n).map(i => !validR(i) && !pendingW(i))
+  /** With `ahead`: the same free bits, registered from the valid and pending-write registers'
+    * next values (exactly `free` of this cycle: no behaviour change), so the choice ahead's
+    * first-two scan starts from registers. */
+  private val freeAheadN = Option.when(ahead)(Wire(Vec(n, Bool())))
+  private val freeAheadR = freeAheadN.map(x => RegNext(x, VecInit(Seq.fill(n)(true.B))))
   private val victim = repl.victim(0.U)
   private val pinned = if (pins) pinR.reduce(_ | _) else 0.U(n.W)
   private val anyOpen = (0 until n).map(i => !pinned(i)).reduce(_ || _)
@@ -302,12 +311,15 @@ class AssocCache[T <: Data](
   private val (way, wayOH, freeAny, candA, topA): (UInt, Seq[Bool], Bool, Seq[Bool], Option[UInt]) =
     if (isolated) {
       // "Isolated fills": the entry holding the key and the free entry, chosen when the fill is
-      // asked (nothing changes them before it lands); only the victim is read at the landing
-      // (a touch asked in the cycle before the fill lands with it)
+      // asked (nothing changes them before it lands); the victim too, from the replacement
+      // state the landing sees: this cycle's, or after the touch applied in it (no fill lands
+      // in the cycle a fill is asked, so a touch is the only update)
       val dupIdx = RegNext(OHToUInt(sameIn))
       val fAny = RegNext(free.reduce(_ || _))
       val fIdx = RegNext(PriorityEncoder(free))
-      val w = Mux(dupAny, dupIdx, Mux(fAny, fIdx, evict))
+      val st = repl.peek(0.U)
+      val evictR = RegNext(Mux(touchA, repl.policy.victim(repl.policy.touch(st, touchWayA)), repl.policy.victim(st)))
+      val w = Mux(dupAny, dupIdx, Mux(fAny, fIdx, evictR))
       (w, (0 until n).map(w === _.U), fAny, cand, top)
     } else if (!ahead) {
       val w = Mux(dupAny, PriorityEncoder(dup), Mux(free.reduce(_ || _), PriorityEncoder(free), evict))
@@ -324,7 +336,7 @@ class AssocCache[T <: Data](
       // victim avoids (pins, re-reference values) are themselves registered a cycle before:
       // two cycles old.
       // the first and the second free entry (the second: free, with exactly one free entry below)
-      val (f1, f2, anyFree, twoFree) = firstTwo(free)
+      val (f1, f2, anyFree, twoFree) = firstTwo(freeAheadR.get)
       val avoidR = RegNext(VecInit(avoid))
       val e1v = if (!pins && !reuse) victim else repl.victimAvoiding(0.U, avoidR)
       val e1 = (0 until n).map(e1v === _.U)
@@ -381,8 +393,19 @@ class AssocCache[T <: Data](
   store.io.write.bits.way := (if (writeLate) OHToUInt(wOHW) else way)
   store.io.writeWayOH.foreach(_ := VecInit(wrOH))
   store.io.write.bits.data := wrData
-  when(fillA) { repl.fill(0.U, way, evicting && (if (ahead) true.B else way === victim)) }
+  if (ahead) {
+    // (the tree's update from the landing's one-hot entry, not its encoded index: the same
+    // word, since a tree PLRU's `taken` leaves the state as it is)
+    require(repl.policy.isInstanceOf[TreePlru])
+    when(fillA) { repl.write(0.U, repl.policy.touchOH(repl.peek(0.U), wayOH)) }
+  } else when(fillA) { repl.fill(0.U, way, evicting && way === victim) }
   when(touchA) { repl.touch(0.U, touchWayA) }
+  /** With `ahead`: entry i is valid in the next cycle and was not written in this one (`valid &&
+    * !wroteLast` of the next cycle: a caller's compare in this cycle ANDed with it and registered
+    * is a hit its select may take in the next cycle, with no valid bit in front of the select). */
+  private val keptAheadN = Option.when(ahead)(Wire(Vec(n, Bool())))
+  /** With `ahead` (see `keptAheadN`). */
+  def validKept: Vec[Bool] = keptAheadN.get
   // A late fill lands after its owner's turn: confirmed if the owner answers in that cycle
   // (with writeLate: in the landing or the write cycle).
   for (i <- 0 until n) {
@@ -390,6 +413,12 @@ class AssocCache[T <: Data](
     val filled = wrEn && wrOH(i)
     val dropped = provR(i) && droppedOwner(mine)
     validR(i) := filled || (validR(i) && !invalMask(i) && !dropped && !killed(i))
+    if (ahead) {
+      val validN = filled || (validR(i) && !invalMask(i) && !dropped && !killed(i))
+      val wroteN = if (writeLate) fillW && !cancelEn && wOHW(i) else fillA && wayOH(i)
+      freeAheadN.get(i) := !validN && !(writeLate.B && fillA && wayOH(i))
+      keptAheadN.get(i) := validN && !wroteN
+    }
     provR(i) := (filled && !wrConfirmed) || (provR(i) && !confirmedOwner(mine))
     when(filled) { ownerR(i) := wrOwner }
   }

@@ -406,13 +406,15 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val merge = miss && mergeOH.asUInt.orR
   private val alloc = miss && !mergeOH.asUInt.orR
   private val allocOH = st.freeDemandOH.asBools.padTo(p.slots, false.B)
-  private val pfPushes = Wire(Vec(p.histPages, Valid(UInt(p.atsTagBits.W))))
-  pfPushes.foreach { x => x.valid := false.B; x.bits := 0.U }
+  private val pfPushes = Wire(Vec(p.histPages, Valid(new AtsSlot(p))))
+  pfPushes.foreach { x => x.valid := false.B; x.bits.tag := 0.U; x.bits.sid := 0.U; x.bits.page := 0.U }
   when(alloc) {
     st.allocate(allocOH, req.sid, req.iova, demand = true)
     st.addWaiter(allocOH, req.tag, req.write)
   }
   when(merge) { st.addWaiter(mergeOH, req.tag, req.write) }
+  st.mergeInc := VecInit(mergeOH.map(_ && miss))
+  st.preload(req.sid, req.iova)
   allocEvents(0).valid := alloc
   allocEvents(0).oh := VecInit(allocOH).asUInt
 
@@ -442,7 +444,9 @@ class DevTlb(val p: DevTlbParams) extends Module {
       allocEvents(1 + j).page := q
       allocEvents(1 + j).oh := VecInit(oh).asUInt
       pfPushes(j).valid := issuePf
-      pfPushes(j).bits := OHToUInt(oh)
+      pfPushes(j).bits.tag := OHToUInt(oh)
+      pfPushes(j).bits.sid := t
+      pfPushes(j).bits.page := q
       takenPf = takenPf.zip(oh).map { case (a, b) => a || b }
       keys = keys :+ ((issuePf, t, q))
     }
@@ -562,26 +566,63 @@ class DevTlb(val p: DevTlbParams) extends Module {
   st.drain(drained)
 
   // ATS requests, oldest first: a FIFO of demand slots, then a FIFO of prefetch slots (a
-  // trigger may queue several prefetches in one cycle), into an output register
-  private val demandQ = Module(new RegQueue(UInt(p.atsTagBits.W), p.ptbEntries))
-  demandQ.io.enq.valid := alloc
-  demandQ.io.enq.bits := OHToUInt(allocOH)
-  private val pfq = new MultiPushQueue(UInt(p.atsTagBits.W), p.prefetchSlots.max(1), "pfq")
-  pfq.push(pfPushes)
-  private val atsValid = RegInit(false.B)
-  private val atsBits = Reg(new AtsReq(p))
-  private val load = !atsValid || io.ats_req.ready
-  private val takeDemand = demandQ.io.deq.valid
-  private val takePf = !takeDemand && pfq.valid
-  demandQ.io.deq.ready := load
-  pfq.pop(load && takePf)
-  private val next = Mux(takeDemand, demandQ.io.deq.bits, pfq.head)
-  when(load) { atsValid := takeDemand || takePf }
-  when(load && (takeDemand || takePf)) {
-    atsBits.tag := next
-    atsBits.sid := st.slot(next).sid
-    atsBits.iova := st.slot(next).page
-    atsBits.prefetch := takePf
+  // trigger may queue several prefetches in one cycle), into an output register. With several
+  // slots the queues carry the slot's SID and page beside its number (written at the
+  // allocation; a queued slot is not free, so they cannot change before it is sent), so the
+  // output register loads from the queue heads without a multiplexer over the slots; with one
+  // slot (`devtlb_base`, `devtlb_part`) the queue holds the number alone, as before.
+  private val atsCarry = p.slots > 1
+  private val (atsValid, atsBits) = if (!atsCarry) {
+    val demandQ = Module(new RegQueue(UInt(p.atsTagBits.W), p.ptbEntries))
+    demandQ.io.enq.valid := alloc
+    demandQ.io.enq.bits := OHToUInt(allocOH)
+    val pfq = new MultiPushQueue(UInt(p.atsTagBits.W), p.prefetchSlots.max(1), "pfq")
+    pfq.push(pfPushes.map { x =>
+      val y = Wire(Valid(UInt(p.atsTagBits.W)))
+      y.valid := x.valid
+      y.bits := x.bits.tag
+      y
+    })
+    val atsValid = RegInit(false.B)
+    val atsBits = Reg(new AtsReq(p))
+    val load = !atsValid || io.ats_req.ready
+    val takeDemand = demandQ.io.deq.valid
+    val takePf = !takeDemand && pfq.valid
+    demandQ.io.deq.ready := load
+    pfq.pop(load && takePf)
+    val next = Mux(takeDemand, demandQ.io.deq.bits, pfq.head)
+    when(load) { atsValid := takeDemand || takePf }
+    when(load && (takeDemand || takePf)) {
+      atsBits.tag := next
+      atsBits.sid := st.slot(next).sid
+      atsBits.iova := st.slot(next).page
+      atsBits.prefetch := takePf
+    }
+    (atsValid, atsBits)
+  } else {
+    val demandQ = Module(new RegQueue(new AtsSlot(p), p.ptbEntries))
+    demandQ.io.enq.valid := alloc
+    demandQ.io.enq.bits.tag := OHToUInt(allocOH)
+    demandQ.io.enq.bits.sid := req.sid
+    demandQ.io.enq.bits.page := req.iova
+    val pfq = new MultiPushQueue(new AtsSlot(p), p.prefetchSlots.max(1), "pfq")
+    pfq.push(pfPushes)
+    val atsValid = RegInit(false.B)
+    val atsBits = Reg(new AtsReq(p))
+    val load = !atsValid || io.ats_req.ready
+    val takeDemand = demandQ.io.deq.valid
+    val takePf = !takeDemand && pfq.valid
+    demandQ.io.deq.ready := load
+    pfq.pop(load && takePf)
+    val next = Mux(takeDemand, demandQ.io.deq.bits, pfq.head)
+    when(load) { atsValid := takeDemand || takePf }
+    when(load && (takeDemand || takePf)) {
+      atsBits.tag := next.tag
+      atsBits.sid := next.sid
+      atsBits.iova := next.page
+      atsBits.prefetch := takePf
+    }
+    (atsValid, atsBits)
   }
   io.ats_req.valid := atsValid
   io.ats_req.bits := atsBits
@@ -648,7 +689,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     d.slotFrame := VecInit(st.slot.map(_.frame)).asUInt
     d.waiterTag := VecInit(st.waiter.map(_.tag)).asUInt
     d.waiterSlot := VecInit(st.waiter.map(_.slot)).asUInt
-    d.waiterOut := VecInit(st.waiter.map(_.out)).asUInt
+    d.waiterOut := VecInit((0 until p.waiters).map(st.isOut)).asUInt
     d.waiterReady := VecInit(st.waiter.map(_.ready)).asUInt
     d.drainValid := st.out
     d.drainWaiter := st.outWaiter
@@ -674,6 +715,13 @@ class DevOp(p: DevTlbParams) extends Bundle {
   val ivMask = UInt(p.pageBits.W)
   /** An invalidation's last operation (one per set when it sweeps; else its only one). */
   val last = Bool()
+}
+
+/** A slot waiting in an ATS send queue: its number, SID and page. */
+class AtsSlot(p: DevTlbParams) extends Bundle {
+  val tag = UInt(p.atsTagBits.W)
+  val sid = UInt(p.sidBits.W)
+  val page = UInt(p.pageBits.W)
 }
 
 /** A slot allocated in a respond cycle: its key and the slot, one-hot. */

@@ -33,6 +33,14 @@ class Waiter(p: DevTlbParams) extends Bundle {
   val ready = Bool()
   /** Taken by the drain register, answered at its `resp` handshake. */
   val out = Bool()
+  /** Its response, written with `ready` when its slot's completion acts (a copy of the slot's
+    * translation, the fault already decided for this waiter's `write`): the drain selects it
+    * over the waiters alone, with no slot multiplexer behind the waiter choice.
+    */
+  val ppn = UInt(p.ppnBits.W)
+  val perm_r = Bool()
+  val perm_w = Bool()
+  val fault = Bool()
 }
 
 /** The PTB and prefetch slots, the waiter pool and the drain (docs/devtlb.md, "Completions").
@@ -48,6 +56,13 @@ class Waiter(p: DevTlbParams) extends Bundle {
   * or waiter in one cycle (a merge needs a slot that is not done, the drain a slot that is).
   */
 class SlotTable(p: DevTlbParams) {
+  /** With several slots (every named configuration but `devtlb_base` and `devtlb_part`, whose
+    * Verilog stays as it was): the waiters carry their response (`Waiter.ppn` ...) and the drain
+    * selects it one-hot (`firstOH`) without a slot multiplexer; a free demand slot's fields are
+    * loaded in every cycle with the request in respond, so only `valid` waits for the
+    * allocation decision; the waiter counts are loaded in free slots and count merges only.
+    */
+  val copyResp: Boolean = p.slots > 1
   val valid = RegInit(VecInit(Seq.fill(p.slots)(false.B)))
   val slot = Reg(Vec(p.slots, new Slot(p)))
   val wValid = RegInit(VecInit(Seq.fill(p.waiters)(false.B)))
@@ -71,13 +86,18 @@ class SlotTable(p: DevTlbParams) {
   /** Slots freed in this cycle (the drain's handshake, a prefetch completion without waiters). */
   val freeing: Vec[Bool] = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
 
-  def freeDemandOH: UInt = PriorityEncoderOH(VecInit((0 until p.ptbEntries).map(i => !valid(i))).asUInt)
+  def freeDemandOH: UInt =
+    if (copyResp) VecInit(SlotTable.firstOH((0 until p.ptbEntries).map(i => !valid(i)))).asUInt
+    else PriorityEncoderOH(VecInit((0 until p.ptbEntries).map(i => !valid(i))).asUInt)
   def anyFreeDemand: Bool = (0 until p.ptbEntries).map(i => !valid(i)).reduce(_ || _)
-  def freeWaiterOH: UInt = PriorityEncoderOH(VecInit(wValid.map(!_)).asUInt)
+  def freeWaiterOH: UInt =
+    if (copyResp) VecInit(SlotTable.firstOH(wValid.map(!_))).asUInt
+    else PriorityEncoderOH(VecInit(wValid.map(!_)).asUInt)
 
   /** Allocate `i` (one-hot over all slots) for (sid, page). */
   def allocate(oh: Seq[Bool], sid: UInt, page: UInt, demand: Boolean): Unit = {
-    for (i <- 0 until p.slots) when(oh(i)) {
+    if (copyResp && demand) for (i <- 0 until p.slots) when(oh(i)) { valid(i) := true.B }
+    else for (i <- 0 until p.slots) when(oh(i)) {
       valid(i) := true.B
       slot(i).sid := sid
       slot(i).page := page
@@ -88,6 +108,19 @@ class SlotTable(p: DevTlbParams) {
       allocating(i) := true.B
     }
     if (demand) demandTaken := true.B
+  }
+
+  /** With `copyResp`: every free demand slot takes the key of the request in respond and the
+    * flags of a new slot, in every cycle; the allocation only sets `valid` (nothing reads a free
+    * slot's fields).
+    */
+  def preload(sid: UInt, page: UInt): Unit = if (copyResp) for (i <- 0 until p.ptbEntries) when(!valid(i)) {
+    slot(i).sid := sid
+    slot(i).page := page
+    slot(i).sent := false.B
+    slot(i).completing := false.B
+    slot(i).done := false.B
+    slot(i).stale := false.B
   }
 
   /** A request waits for slot `s` (one-hot); `fresh`: the slot was allocated in this cycle. */
@@ -110,6 +143,10 @@ class SlotTable(p: DevTlbParams) {
     */
   private val allocating = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
   private val waitersDec = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
+  /** A request joins slot `i` (one-hot, `miss && mergeOH`): with `copyResp` the waiter count's
+    * +1, straight from the merge vector and not through the merge / allocate decision.
+    */
+  val mergeInc = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
 
   /** The completion of slot `i` acted: its translation, and its waiters become ready. */
   def complete(i: UInt, frame: UInt, r: Bool, w: Bool, fault: Bool): Unit = {
@@ -124,7 +161,15 @@ class SlotTable(p: DevTlbParams) {
       // a slot without waiters (a prefetch nobody merged into) is free at once
       when(slot(k).waiters === 0.U) { freeing(k) := true.B }
     }
-    for (j <- 0 until p.waiters) when(wValid(j) && waiter(j).slot === i) { waiter(j).ready := true.B }
+    for (j <- 0 until p.waiters) when(wValid(j) && waiter(j).slot === i) {
+      waiter(j).ready := true.B
+      if (copyResp) {
+        waiter(j).ppn := Mux(fault, 0.U, frame)
+        waiter(j).perm_r := !fault && r
+        waiter(j).perm_w := !fault && w
+        waiter(j).fault := fault || Mux(waiter(j).write, !w, !r)
+      }
+    }
   }
 
   /** An invalidation covered the slots of `mask`: their completions are cached nowhere. */
@@ -133,11 +178,73 @@ class SlotTable(p: DevTlbParams) {
   // ---- drain: one ready waiter a cycle into the response register --------------------------
   val out = RegInit(false.B)
   val outWaiter = Reg(UInt(log2Ceil(p.waiters).max(1).W))
+  /** The drained waiter one-hot and its slot, registered with the response (the handshake frees
+    * them without decoding `outWaiter`).
+    */
+  private val outOH = RegInit(VecInit(Seq.fill(p.waiters)(false.B)))
+  private val outSlot = Reg(UInt(p.atsTagBits.W))
+  private val drainHs = WireDefault(false.B)
   val outResp = Reg(new DevResp(p))
-  private val readyVec = VecInit((0 until p.waiters).map(j => wValid(j) && waiter(j).ready && !waiter(j).out))
+  /** The waiter is in the drain register: with `copyResp` its bit of the register's one-hot
+    * (zero when the register is empty), else its own `out` flag.
+    */
+  def isOut(j: Int): Bool = if (copyResp) outOH(j) else waiter(j).out
+  private val readyVec = VecInit((0 until p.waiters).map(j => wValid(j) && waiter(j).ready && !isOut(j)))
+
+  /** The lowest set bit, one-hot ([[SlotTable.firstOH]]). */
+  private def firstOH(x: Seq[Bool]): Seq[Bool] = SlotTable.firstOH(x)
+
+  /** Whether any of `v` is set, and the data of the lowest set one (a tree of 4-way groups). */
+  private def firstOf(v: Seq[Bool], d: Seq[UInt]): (Bool, UInt) =
+    if (v.size <= 4) (v.reduce(_ || _), PriorityMux(v, d))
+    else {
+      val groups = v.zip(d).grouped((v.size + 3) / 4).map(g => firstOf(g.map(_._1), g.map(_._2))).toSeq
+      (groups.map(_._1).reduce(_ || _), PriorityMux(groups.map(_._1), groups.map(_._2)))
+    }
 
   /** Call with the `resp` handshake of the drain register. */
-  def drain(handshake: Bool): Unit = {
+  def drain(handshake: Bool): Unit = if (!copyResp) drainSlot(handshake) else {
+    drainHs := handshake
+    when(handshake) {
+      for (j <- 0 until p.waiters) when(outOH(j)) { wValid(j) := false.B }
+      waiterFreed := true.B
+      for (i <- 0 until p.slots) when(outSlot === i.U) {
+        waitersDec(i) := true.B
+        when(slot(i).waiters === 1.U) { freeing(i) := true.B }
+      }
+    }
+    val load = !out || handshake
+    val any = readyVec.asUInt.orR
+    val oh = firstOH(readyVec)
+    when(load) {
+      out := any
+      outOH := VecInit(oh)
+    }
+    when(load && any) {
+      outWaiter := OHToUInt(oh)
+      // the first ready waiter's fields by a tree of 4-way priority selects (each group's first
+      // ready, then the first group with one), not a 16- or 64-way chain
+      val w = firstOf(readyVec, waiter.map(x => Cat(x.slot, x.tag, x.fault, x.ppn, x.perm_r, x.perm_w)))._2
+      val f = w.asTypeOf(new Bundle {
+        val slot = UInt(p.atsTagBits.W)
+        val tag = UInt(p.tagBits.W)
+        val fault = Bool()
+        val ppn = UInt(p.ppnBits.W)
+        val perm_r = Bool()
+        val perm_w = Bool()
+      })
+      outSlot := f.slot
+      outResp.tag := f.tag
+      outResp.fault := f.fault
+      outResp.ppn := f.ppn
+      outResp.perm_r := f.perm_r
+      outResp.perm_w := f.perm_w
+      outResp.source := Source.Completion.U
+    }
+  }
+
+  /** The drain of one slot: the waiter's response from the slot at the drain's load. */
+  private def drainSlot(handshake: Bool): Unit = {
     when(handshake) {
       val j = outWaiter
       wValid(j) := false.B
@@ -173,13 +280,40 @@ class SlotTable(p: DevTlbParams) {
     def step(x: UInt, up: Bool, down: Bool): UInt = Mux(up === down, x, Mux(up, x + 1.U, x - 1.U))
     for (i <- 0 until p.slots) {
       // a slot allocated in this cycle was free: no waiter of it is drained in the same cycle
-      slot(i).waiters := Mux(allocating(i), waitersInc(i).asUInt, step(slot(i).waiters, waitersInc(i), waitersDec(i)))
+      if (!copyResp) slot(i).waiters := Mux(allocating(i), waitersInc(i).asUInt, step(slot(i).waiters, waitersInc(i), waitersDec(i)))
+      // a free slot's count is loaded in every cycle with what an allocation starts it at (a
+      // demand slot with its request, 1; a prefetch slot, 0), so the allocation decision is not
+      // behind it; a valid slot's +1 is a merge only (it is not allocated)
+      else slot(i).waiters := Mux(!valid(i), (if (i < p.ptbEntries) 1 else 0).U,
+        step(slot(i).waiters, mergeInc(i), waitersDec(i)))
       when(freeing(i)) { valid(i) := false.B }
     }
-    demandFreed := (0 until p.ptbEntries).map(freeing(_)).reduce(_ || _)
+    // with `copyResp`, a demand slot is freed only by the drain's handshake (it has a waiter from
+    // its allocation until its completion has acted): whether the drained waiter was its slot's
+    // last is known from registers, and the handshake comes last
+    demandFreed := (if (!copyResp) (0 until p.ptbEntries).map(freeing(_)).reduce(_ || _)
+      else drainHs && (0 until p.ptbEntries).map(i => outSlot === i.U && slot(i).waiters === 1.U).reduce(_ || _))
     demandFree := step(demandFree, demandFreed, demandTaken)
     waitFree := step(waitFree, waiterFreed, waiterTaken)
   }
+}
+
+object SlotTable {
+  /** The lowest set bit of `x`, one-hot, as a tree of 4-way groups: each bit is its group's
+    * first and its group the first with one, at every level (a few LUT levels for 64 bits, not
+    * the chain `PriorityEncoderOH` becomes after synthesis).
+    */
+  def firstOH(x: Seq[Bool]): Seq[Bool] = tree(x)._2
+
+  private def first4(v: Seq[Bool]): Seq[Bool] = v.indices.map(i => v(i) && !(if (i == 0) false.B else v.take(i).reduce(_ || _)))
+
+  private def tree(x: Seq[Bool]): (Bool, Seq[Bool]) =
+    if (x.size <= 4) (x.reduce(_ || _), first4(x))
+    else {
+      val groups = x.grouped((x.size + 3) / 4).map(tree).toSeq
+      val sel = first4(groups.map(_._1))
+      (groups.map(_._1).reduce(_ || _), groups.zip(sel).flatMap { case ((_, oh), g) => oh.map(_ && g) })
+    }
 }
 
 /** A FIFO that takes several entries a cycle (in order) and gives one; the owner never pushes

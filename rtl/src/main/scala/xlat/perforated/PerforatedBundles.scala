@@ -220,6 +220,69 @@ class PerforatedDbg(p: PerforatedParams) extends Bundle {
   * word) and each outcome's data (the translation through the large page, the slot's next state
   * for a bitmap read, the fields a hole changes).
   */
+/** The parts of a walk step's checks, formed in match from the word and the slot's read kind. */
+class PStepRaw extends Bundle {
+  val kPml4e = Bool()
+  val kPdpte = Bool()
+  val kPde = Bool()
+  val kShadow = Bool()
+  val kBitmap = Bool()
+  val kLeaf4 = Bool()
+  /** A walk step without a bus error. */
+  val sWord = Bool()
+  val error = Bool()
+  val notPresent = Bool()
+  val rsvd = Bool()
+  val ps = Bool()
+  val accessed = Bool()
+  val perfBit = Bool()
+  /** The access is not allowed by the leaf's accumulated permissions (and D). */
+  val deny = Bool()
+  val permNew = UInt(3.W)
+  val shadowWux = UInt(3.W)
+}
+
+/** An operation's flow, made in pick (see `PerforatedL2Tlb`): the perforated decision (`go`) or
+  * a response (`rv`) and / or a read (`rd`), with the perforated decision's inputs known there.
+  */
+class PFlow extends Bundle {
+  val go = Bool()
+  val rv = Bool()
+  val rd = Bool()
+  val walk = Bool()
+  val hit4k = Bool()
+  val hit2m = Bool()
+  /** The word is carried by the step (its bitmap read). */
+  val known = Bool()
+  /** The large page's filter bit of the page. */
+  val filterBit = Bool()
+}
+
+/** A walk step's checks of the word it read, made in pick (the slot's read kind is known there)
+  * and registered for decide.
+  */
+class PStepPre extends Bundle {
+  val kPml4e = Bool()
+  val kPdpte = Bool()
+  val kPde = Bool()
+  val kShadow = Bool()
+  val kBitmap = Bool()
+  /** A bitmap word read without error. */
+  val sBitmap = Bool()
+  /** A pointer read (PML4E, PDPTE, PDE pointer, shadow entry) that goes on to the next table. */
+  val sPtr = Bool()
+  /** A 2 MiB leaf with A = 1 (ordinary or perforated). */
+  val sLeaf2 = Bool()
+  /** A 4 KiB leaf (PTE, hole PTE) with A = 1. */
+  val sLeaf4 = Bool()
+  /** On to the perforated decision (a bitmap word, or a perforated leaf with A = 1). */
+  val sGo = Bool()
+  /** The step's fault code (0: none) when it answers. */
+  val code = UInt(3.W)
+  val permNew = UInt(3.W)
+  val shadowWux = UInt(3.W)
+}
+
 class PDecide(p: PerforatedParams, pwcN: Int) extends Bundle {
   private def idx(n: Int) = UInt(chisel3.util.log2Ceil(n.max(1)).max(1).W)
   /** The operation goes on to the perforated decision (respond makes it). */
@@ -262,4 +325,18 @@ class PDecide(p: PerforatedParams, pwcN: Int) extends Bundle {
   val hit2m = Bool()
   val walk = Bool()
   val badCmd = Bool()
+  /** Respond's selections, precomputed (see decide). */
+  val skip = Bool()
+  val lookup = Bool()
+  val bmRead = Bool()
+  val bmHit = Bool()
+  /** The word (carried or cached) decides: its bit `wordBit` set is a hole, clear translates. */
+  val inWord = Bool()
+  /** A response leaves whatever the word's bit (`rv`, or filter bit 0). */
+  val rvPre = Bool()
+  /** The slot reads whatever the word's bit (`rd`, or a bitmap read). */
+  val rdPre = Bool()
+  /** A walk's start touches the PWC; `sTouch`: a hole would touch its shadow entry. */
+  val pwcTouchPre = Bool()
+  val sTouch = Bool()
 }

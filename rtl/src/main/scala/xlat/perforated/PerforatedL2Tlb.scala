@@ -166,10 +166,13 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     */
   private val freeR = RegInit(true.B)
   private val idleR = RegInit(true.B)
-  io.inval.ready := idleR && inv.count < p.invalPending.U
+  /** `inv.count < invalPending`, a register too (computed a cycle ahead from the tracker's next
+    * count, below). */
+  private val invOkR = RegInit(true.B)
+  io.inval.ready := idleR && invOkR
   io.mem_resp.ready := freeR && !io.inval.fire && respRoom
   /** An invalidation that will be accepted once the pipeline has drained: requests wait for it. */
-  private val invalWaits = io.inval.valid && inv.count < p.invalPending.U
+  private val invalWaits = io.inval.valid && invOkR
   io.req.ready := freeR && !invalWaits && !io.mem_resp.fire && respRoom && freeSlots > heldReqs
 
   private val mid = io.mem_resp.bits.id
@@ -270,6 +273,46 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     case None => VecInit(Seq.fill(pwcN)(false.B))
   }
   private val pwcC = VecInit((0 until 4).map(pwcHits))
+  /** A walk step's checks, their parts (see pick). */
+  private val stC = Wire(new PStepRaw)
+  locally {
+    val slC = ws(opC.slot)
+    val d = opC.rdata
+    val present = d(0)
+    val ps = d(7)
+    val perfBit = d(52)
+    val rsvdPpn = if (p.paBits < 52) d(51, p.paBits).orR else false.B
+    val kd = slC.kind
+    val kPml4e = kd === RdKind.Pml4e.U
+    val kPdpte = kd === RdKind.Pdpte.U
+    val kPde = kd === RdKind.Pde.U
+    val kShadow = kd === RdKind.Shadow.U
+    val permNew = slC.wux & Wux.of(d)
+    stC.kPml4e := kPml4e
+    stC.kPdpte := kPdpte
+    stC.kPde := kPde
+    stC.kShadow := kShadow
+    stC.kBitmap := kd === RdKind.Bitmap.U
+    stC.kLeaf4 := kd === RdKind.Pte.U || kd === RdKind.Hole.U
+    stC.sWord := opC.kind === OpKind.Step && !opC.error
+    stC.error := opC.error
+    // a perforated leaf with perforation = false is not present (the splintered baseline)
+    stC.notPresent := !present || (kPde && ps && perfBit && (!p.perforation).B)
+    stC.rsvd := rsvdPpn || ((kPml4e || kPdpte || kShadow) && ps) || (kPde && ps && !perfBit && d(20, 13).orR)
+    stC.ps := ps
+    stC.accessed := d(5)
+    stC.perfBit := perfBit
+    stC.deny := (opC.req.user && !permNew(1)) || (opC.req.cmd === 1.U && (!permNew(2) || !d(6))) ||
+      (opC.req.cmd === 2.U && !permNew(0))
+    stC.permNew := permNew
+    stC.shadowWux := slC.up & Wux.of(d)
+  }
+  // The bitmap cache's key, formed here so that pick only compares: the word of the 2 MiB
+  // winner's page (a request; the winner one-hot here, its entry selected again in pick), or a
+  // step's `bmKey`.
+  private val oh2mC = FirstSet.oh(hit2mC)
+  private val bmKeyC = Mux(opC.kind === OpKind.Step, opC.bmKey,
+    bmIndex(Mux1H(oh2mC, rowC2.map(_.ppn)), vpnC))
 
   // ---- pick stage --------------------------------------------------------------------------
   private def toPick[T <: Data](d: T): T = Stage.carry(d, timing.hitReg)
@@ -278,7 +321,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val pwcK = toPick(pwcC)
   private val pickK = Wire(new PPick(p, pwcN))
   private val oh4kK = FirstSet.oh(hit4kK)
-  private val oh2mK = FirstSet.oh(hit2mK)
+  private val oh2mK = toPick(oh2mC)
   pickK.idx4k := OHToUInt(oh4kK)
   pickK.any4k := hit4kK.asUInt.orR
   pickK.idx2m := OHToUInt(oh2mK)
@@ -301,8 +344,12 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // step's `bmKey` (its bitmap read's word, or the PD leaf it carries). One compare per entry
   // here, behind the winner's selection, instead of one per 2 MiB way in match; its priority
   // encoding is left to respond.
-  private val bmKeyK = Mux(k.bits.kind === OpKind.Step, k.bits.bmKey, bmIndex(pickK.e2m.ppn, k.bits.req.vpn))
+  private val bmKeyK = toPick(bmKeyC)
   pickK.bmVec := bmHits(bmKeyK)
+  // at most one bitmap entry holds a word (a fill of a key already held rewrites that entry):
+  // the index is the vector's OR-encoding, here so that decide's word read starts from a register
+  pickK.bmIdx := OHToUInt(pickK.bmVec)
+  pickK.bmAny := pickK.bmVec.asUInt.orR
 
   // ---- decide stage (D) ---------------------------------------------------------------------
   // The operation's whole decision except the perforated one, from the pick registers, the
@@ -337,24 +384,67 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val e4 = won.e4k
   private val e2 = won.e2m
   private val pwcE = Mux1H(won.pwcOH, pwcEntries)
-  private val reqHit = reqD && !badCmdD && (won.any4k || won.any2m)
-  private val reqGo = reqD && !badCmdD && !won.any4k && won.any2m && e2.perforated
-  private val reqWalk = reqD && !badCmdD && !won.any4k && !won.any2m
+  private def reqWalk = flD.walk
 
-  private val present = pteD(0)
-  private val ps = pteD(7)
+  // A walk step's checks of the word it read (flow "Faults and bus errors"), made in pick from
+  // their parts formed in match (the operation's fields and its slot's read kind: nothing
+  // writes the slot between its step's acceptance and respond), so that decide only combines
+  // them with the request side (docs "Timing").
+  private val stK = Wire(new PStepPre)
+  locally {
+    val r = toPick(stC)
+    val sOk = r.sWord && !r.kBitmap && !r.notPresent && !r.rsvd
+    stK.kPml4e := r.kPml4e
+    stK.kPdpte := r.kPdpte
+    stK.kPde := r.kPde
+    stK.kShadow := r.kShadow
+    stK.kBitmap := r.kBitmap
+    stK.sBitmap := r.sWord && r.kBitmap
+    stK.sPtr := sOk && (r.kPml4e || r.kPdpte || r.kShadow || (r.kPde && !r.ps))
+    stK.sLeaf2 := sOk && r.kPde && r.ps && r.accessed
+    stK.sLeaf4 := sOk && r.kLeaf4 && r.accessed
+    stK.sGo := (r.sWord && r.kBitmap) || (sOk && r.kPde && r.ps && r.accessed && r.perfBit)
+    stK.code := Mux(r.error, PFault.Bus.U,
+      Mux(r.notPresent, PFault.Page.U,
+        Mux(r.rsvd, PFault.Reserved.U,
+          Mux(!r.accessed, PFault.Page.U, Mux(r.deny, PFault.Page.U, 0.U)))))
+    stK.permNew := r.permNew
+    stK.shadowWux := r.shadowWux
+  }
+  private val stD = Stage.carry(stK, timing.selReg)
+  /** The operation's flow (flow steps 0-5: which of response, read, perforated decision; the
+    * perforated decision's filter bit and whether the word is carried), from pick's winners and
+    * the step's checks, so that decide starts from registers.
+    */
+  private val flK = Wire(new PFlow)
+  locally {
+    val req = k.bits.kind === OpKind.Req
+    val step = k.bits.kind === OpKind.Step
+    val bad = req && k.bits.req.cmd === 3.U
+    val reqOk = req && !bad
+    val reqGo = reqOk && !pickK.any4k && pickK.any2m && pickK.e2m.perforated
+    val reqWalk = reqOk && !pickK.any4k && !pickK.any2m
+    flK.go := reqGo || stK.sGo
+    flK.rv := (req && !reqGo && !reqWalk) || (step && !stK.sGo && !stK.sPtr)
+    flK.rd := reqWalk || stK.sPtr
+    flK.walk := reqWalk
+    flK.hit4k := reqOk && pickK.any4k
+    flK.hit2m := reqOk && !pickK.any4k && pickK.any2m
+    val known = step && stK.kBitmap
+    flK.known := known
+    // the large page's filter: a request's 2 MiB winner, a bitmap step's slot, a step's PD leaf
+    val pteK = k.bits.rdata
+    val filter = Mux(req, pickK.e2m.filter, Mux(known, ws(k.bits.slot).large.filter, Mux(pteK(52), pteK(20, 13), 0.U)))
+    flK.filterBit := VecInit(filter.asBools)(k.bits.req.vpn(8, 6))
+  }
+  private val flD = Stage.carry(flK, timing.selReg)
   private val perfBit = pteD(52)
-  private val accessed = pteD(5)
-  private val rsvdPpn = if (p.paBits < 52) pteD(51, p.paBits).orR else false.B
   private val table = pteD(p.paBits - 1, 12)
-  private val kd = slD.kind
-  private val kPml4e = kd === RdKind.Pml4e.U
-  private val kPdpte = kd === RdKind.Pdpte.U
-  private val kPde = kd === RdKind.Pde.U
-  private val kShadow = kd === RdKind.Shadow.U
-  private val kBitmap = kd === RdKind.Bitmap.U
-  private val kLeaf4 = kd === RdKind.Pte.U || kd === RdKind.Hole.U
-  private val permNew = slD.wux & Wux.of(pteD)
+  private val kPml4e = stD.kPml4e
+  private val kPdpte = stD.kPdpte
+  private val kPde = stD.kPde
+  private val kShadow = stD.kShadow
+  private val permNew = stD.permNew
   private val leaf = Wire(new E2m(p))
   leaf.asid := asidD
   leaf.vpn2m := vpnD >> 9
@@ -365,33 +455,24 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   leaf.filter := Mux(perfBit, pteD(20, 13), 0.U)
   leaf.pdPpn := slD.pdPpn
   leaf.up := slD.up
-  private val sWord = stepD && !opD.error
-  private val sBitmap = sWord && kBitmap
-  // a perforated leaf with perforation = false is not present (the splintered baseline)
-  private val notPresent = !present || (kPde && ps && perfBit && (!p.perforation).B)
-  private val rsvd = rsvdPpn || ((kPml4e || kPdpte || kShadow) && ps) || (kPde && ps && !perfBit && pteD(20, 13).orR)
-  private val sOk = sWord && !kBitmap && !notPresent && !rsvd
-  private val sPtr = sOk && (kPml4e || kPdpte || kShadow || (kPde && !ps))
-  private val sLeaf2 = sOk && kPde && ps && accessed
-  private val sLeaf4 = sOk && kLeaf4 && accessed
-  private val sGo = sBitmap || (sLeaf2 && perfBit)
+  private val sBitmap = stD.sBitmap
+  private val sPtr = stD.sPtr
+  private val sLeaf2 = stD.sLeaf2
+  private val sLeaf4 = stD.sLeaf4
+  private val sGo = stD.sGo
 
   // the translation of a hit or a leaf (fault 1 when the access is not allowed: docs
   // "Permissions and A/D"), and the response's fault code
   private val tPpn = Mux(reqD, Mux(won.any4k, e4.ppn, Cat(e2.ppn(hi, 9), offD)), Mux(kPde, Cat(leaf.ppn(hi, 9), offD), table))
   private val tBig = Mux(reqD, !won.any4k, kPde)
   private val tWux = Mux(reqD, Mux(won.any4k, e4.wux, e2.wux), permNew)
-  private val tD = Mux(reqD, Mux(won.any4k, e4.d, e2.d), pteD(6))
   private def denied(wux: UInt, d: Bool): Bool =
     (opD.req.user && !wux(1)) || (opD.req.cmd === 1.U && (!wux(2) || !d)) || (opD.req.cmd === 2.U && !wux(0))
-  private val tDeny = denied(tWux, tD)
-  private val stepCode = Mux(opD.error, PFault.Bus.U,
-    Mux(notPresent, PFault.Page.U,
-      Mux(rsvd, PFault.Reserved.U,
-        Mux(!accessed, PFault.Page.U, Mux(tDeny, PFault.Page.U, 0.U)))))
-  private val reqCode = Mux(badCmdD, PFault.Reserved.U, Mux(tDeny, PFault.Page.U, 0.U))
+  private val reqCode = Mux(badCmdD, PFault.Reserved.U,
+    Mux(denied(Mux(won.any4k, e4.wux, e2.wux), Mux(won.any4k, e4.d, e2.d)), PFault.Page.U, 0.U))
+  private val stepCode = stD.code
   private val code = Mux(reqD, reqCode, stepCode)
-  private val rvD = reqD && !reqGo && !reqWalk || stepD && !sGo && !sPtr
+  private def rvD = flD.rv
   private val rD = Wire(new PResp(p))
   /** A response's fields, the translation not yet cleared for a fault (respond clears it). */
   private def respOf(resp: PResp, code: UInt, ppn: UInt, big: Bool, wux: UInt, source: UInt): Unit = {
@@ -428,7 +509,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   }.otherwise { nsBase.reads := slD.reads + 1.U }
   // a read (meaningful when `rdD`): a request's walk from the deepest PWC hit (PDE pointer,
   // PDPTE, PML4E) or from the root; a step's next table after a pointer
-  private val rdD = reqWalk || sPtr
+  private def rdD = flD.rd
   private val ns = WireDefault(nsBase)
   private val pL3 = won.pwcKind === PwcKind.L3.U
   private val pL2 = won.pwcKind === PwcKind.L2.U
@@ -437,7 +518,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     at(pwcE.ppn, Mux(pL3, vpnD(26, 18), Mux(pL2, vpnD(17, 9), offD))))
   private val stepKind = Mux(kPml4e, RdKind.Pdpte.U, Mux(kPdpte, RdKind.Pde.U, Mux(kShadow, RdKind.Hole.U, RdKind.Pte.U)))
   private val stepAddr = at(table, Mux(kPml4e, vpnD(26, 18), Mux(kPdpte, vpnD(17, 9), offD)))
-  private val shadowWux = slD.up & Wux.of(pteD)
+  private val shadowWux = stD.shadowWux
   ns.kind := Mux(reqD, reqKind, stepKind)
   ns.addr := Mux(reqD, reqAddr, stepAddr)
   ns.wux := Mux(reqD, Mux(won.pwcAny, pwcE.wux, 7.U), Mux(kShadow, shadowWux, permNew))
@@ -468,17 +549,17 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // The perforated decision (flow steps 3 and 4) of a page in large page `large`: from a
   // request's 2 MiB hit, a walk's perforated PD leaf, or a walk's bitmap read (`wordKnown`).
   // Decided in respond from the registered bits below; each outcome's data is formed here.
-  private val wordKnownD = stepD && kBitmap
+  private val wordKnownD = flD.known
   private val large = Mux(reqD, e2, Mux(wordKnownD, slD.large, leaf))
   // at most one bitmap entry holds a word (a fill of a key already held rewrites that entry)
-  private val bmIdxD = OHToUInt(won.bmVec)
+  private val bmIdxD = won.bmIdx
   private val word = Mux(wordKnownD, pteD, bmWords.read(bmIdxD))
   private val srcIn = Mux(reqD, PSource.Perforated.U, slD.source)
   private val frame = Cat(large.ppn(hi, 9), offD)
   private val sE = Mux1H(won.sOH, pwcEntries)
-  dec.filterBit := VecInit(large.filter.asBools)(offD(8, 6))
+  dec.filterBit := flD.filterBit
   dec.known := wordKnownD
-  dec.bmAny := won.bmVec.asUInt.orR
+  dec.bmAny := won.bmAny
   dec.bmIdx := bmIdxD
   // (the page's frame is the large page's base + off: its low 6 bits are off's)
   dec.wordBit := VecInit(word.asBools)(offD(5, 0))
@@ -497,7 +578,25 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   dec.hKind := Mux(won.sAny, RdKind.Hole.U, RdKind.Shadow.U)
   dec.hAddr := Mux(won.sAny, at(sE.ppn, offD), at((large.pdPpn + 1.U)(hi, 0), vpnD(17, 9)))
 
-  dec.go := reqGo || sGo
+  dec.go := flD.go
+  // respond's selections, each a flat condition of the registered decision (respond ANDs them
+  // with its valid bit): the perforated decision's outcomes (filter bit 0 translates; else the
+  // word, carried by a bitmap step or cached, decides: bit clear translates, bit set is a hole;
+  // no word: read it)
+  locally {
+    val go = flD.go
+    val inWord = go && dec.filterBit && (dec.known || dec.bmAny)
+    val lookup = go && dec.filterBit && !dec.known
+    dec.skip := go && !dec.filterBit
+    dec.lookup := lookup
+    dec.bmRead := lookup && !dec.bmAny
+    dec.bmHit := lookup && dec.bmAny
+    dec.inWord := inWord
+    dec.rvPre := rvD || (go && !dec.filterBit)
+    dec.rdPre := rdD || (lookup && !dec.bmAny)
+    dec.pwcTouchPre := reqWalk && won.pwcAny
+    dec.sTouch := inWord && won.sAny
+  }
   dec.rv := rvD
   dec.r := rD
   dec.rd := rdD
@@ -513,8 +612,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   dec.fillPwcSame := fillPwcSame
   dec.pwcTouch := reqWalk && won.pwcAny
   dec.pwcIdx := OHToUInt(won.pwcOH)
-  dec.hit4k := reqD && !badCmdD && won.any4k
-  dec.hit2m := reqD && !badCmdD && !won.any4k && won.any2m
+  dec.hit4k := flD.hit4k
+  dec.hit2m := flD.hit2m
   dec.walk := reqWalk
   dec.badCmd := badCmdD
 
@@ -535,13 +634,12 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
 
   // the perforated decision: filter bit 0 translates; else the word (carried by a bitmap step,
   // or cached) decides: bit clear translates, bit set is a hole; no word: read it
-  private val go = rs.valid && dR.go
-  private val skip = go && !dR.filterBit
-  private val lookup = go && dR.filterBit && !dR.known
-  private val bmRead = lookup && !dR.bmAny
-  private val inWord = go && dR.filterBit && (dR.known || dR.bmAny)
-  private val hole = inWord && dR.wordBit
-  private val rv = rs.valid && (dR.rv || skip || (inWord && !dR.wordBit))
+  private val skip = rs.valid && dR.skip
+  private val lookup = rs.valid && dR.lookup
+  private val bmRead = rs.valid && dR.bmRead
+  // (the word's bit, read in decide, is used here once: a hole or a translation)
+  private val hole = rs.valid && dR.inWord && dR.wordBit
+  private val rv = rs.valid && (dR.rvPre || (dR.inWord && !dR.wordBit))
   // (fault responses carry no translation)
   private val r = WireDefault(Mux(dR.go, dR.rTP, dR.r))
   when(r.fault =/= 0.U) {
@@ -552,9 +650,9 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     r.perm_x := false.B
     r.perm_u := false.B
   }
-  private val issueRd = rs.valid && (dR.rd || bmRead || hole)
+  private val issueRd = rs.valid && (dR.rdPre || (dR.inWord && dR.wordBit))
   private val nsH = WireDefault(dR.nsDec)
-  when(dR.wordBit && (dR.known || dR.bmAny)) {
+  when(dR.inWord && dR.wordBit) {
     nsH.source := dR.hSource
     nsH.hole := true.B
     nsH.up := dR.nsDec.large.up
@@ -568,7 +666,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val fill2m = rs.valid && dR.fill2m
   private val fillBm = rs.valid && dR.fillBm
   private val fillPwc = rs.valid && dR.fillPwc
-  private val pwcTouch = rs.valid && (dR.pwcTouch || (hole && dR.sAny))
+  private val pwcTouch = rs.valid && (dR.pwcTouchPre || (dR.sTouch && dR.wordBit))
   private val pwcTouchIdx = Mux(dR.go, dR.sIdx, dR.pwcIdx)
   when(rs.valid && dR.hit4k) { repl4k.touch(op.set4k, wonR.idx4k) }
   when(rs.valid && (dR.hit2m)) { repl2m.touch(op.set2m, wonR.idx2m) }
@@ -576,7 +674,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // events (counters)
   private val evFilterSkip = skip
   private val evBmLookup = lookup
-  private val evBmHit = lookup && dR.bmAny
+  private val evBmHit = rs.valid && dR.bmHit
   private val evBmRead = bmRead
   private val evHole = hole
   private val evPwcHit = pwcTouch
@@ -609,10 +707,12 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     * whether it evicts.
     */
   private def fillArray[T <: Data](arr: SetAssocStorage[T], valid: ArrayValid, repl: ArrayPlru,
-      set: UInt, validS: Seq[Bool], cov: Seq[Bool], hitAny: Bool, hitIdx: UInt, fill: Bool, data: T): Bool = {
+      set: UInt, setD: UInt, touchEn: Bool, validS: Seq[Bool], cov: Seq[Bool], hitAny: Bool, hitIdx: UInt, fill: Bool,
+      data: T): Bool = {
     val free = validS.map(!_)
     val anyFree = free.reduce(_ || _)
-    val way = Mux(hitAny, hitIdx, Mux(anyFree, PriorityEncoder(free), repl.victim(set)))
+    val way = Mux(hitAny, hitIdx, Mux(anyFree, PriorityEncoder(free),
+      repl.victimAhead(setD, touchEn, set, hitIdx).getOrElse(repl.victim(set))))
     val evicting = !hitAny && !anyFree
     arr.io.write.valid := fill
     arr.io.write.bits.set := set
@@ -627,8 +727,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     valid.clearAll(invNow && op.inval.kind === 0.U)
     evicting
   }
-  private val evicting4k = fillArray(a4k, valid4k, repl4k, op.set4k, v4kS, cov4kS, wonR.any4k, wonR.idx4k, fill4k, dR.fill4kE)
-  private val evicting2m = fillArray(a2m, valid2m, repl2m, op.set2m, v2mS, cov2mS, wonR.any2m, wonR.idx2m, fill2m, dR.fill2mE)
+  private val evicting4k = fillArray(a4k, valid4k, repl4k, op.set4k, opD.set4k, rs.valid && dR.hit4k, v4kS, cov4kS, wonR.any4k, wonR.idx4k, fill4k, dR.fill4kE)
+  private val evicting2m = fillArray(a2m, valid2m, repl2m, op.set2m, opD.set2m, rs.valid && dR.hit2m, v2mS, cov2mS, wonR.any2m, wonR.idx2m, fill2m, dR.fill2mE)
   private val evFill4k = fill4k
   private val evEvict4k = fill4k && evicting4k
   private val evFill2m = fill2m
@@ -684,6 +784,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val countNext = respq.io.count + enqNow.asUInt - deqNow.asUInt
   inv.update(invNow && op.last, sv.asUInt, respq.io.count - deqNow.asUInt,
     Mux(freeing, UIntToOH(op.slot, p.walkers), 0.U), deqNow, owedAfterFree = Some(countNext))
+  // (the tracker's own update of its count, the same width: equal to its next count in every state)
+  invOkR := ((inv.count + (invNow && op.last).asUInt) - inv.done.asUInt) < p.invalPending.U
   io.invalDone.valid := inv.done
 
   // ---- counters ----------------------------------------------------------------------------
@@ -750,7 +852,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     val shadowOk = held.zipWithIndex.map { case (x, j) =>
       !(x.valid && x.bits.kind =/= OpKind.Req) || shadow.atLeast(held.size - j)
     }.reduce(_ && _)
-    d.accOk := freeR === !(shadow.busy || sweeping) && idleR === (!(shadow.busy || sweeping) && pipeEmpty) && shadowOk
+    d.accOk := freeR === !(shadow.busy || sweeping) && idleR === (!(shadow.busy || sweeping) && pipeEmpty) && shadowOk &&
+      invOkR === (inv.count < p.invalPending.U)
   }
 }
 
@@ -781,6 +884,9 @@ class PPick(p: PerforatedParams, pwcN: Int) extends Bundle {
     * `bmKey` (a bitmap fill's same-key vector; respond uses the lowest-index one).
     */
   val bmVec = Vec(p.bitmapEntries, Bool())
+  /** `bmVec` encoded (it is one-hot or empty). */
+  val bmIdx = UInt(log2Ceil(p.bitmapEntries).max(1).W)
+  val bmAny = Bool()
   /** The 4 KiB and 2 MiB winners' entries (meaningful when `any4k` / `any2m`). */
   val e4k = new E4k(p)
   val e2m = new E2m(p)
@@ -856,6 +962,22 @@ class ArrayPlru(ways: Int, sets: Int, ram: Boolean) {
     when(wrEn) { m.write(rdSet, policy.touch(rdWord.get, wrWay)) }
   }
 
+  /** In distributed RAM: the victim of `setD`, the set of the operation in decide, read there
+    * and registered for its respond (respond's write of this cycle to the same set bypassed:
+    * the word respond reads for it is the word read here). None with registers ([[victim]] in
+    * respond).
+    */
+  def victimAhead(setD: UInt, touchEn: Bool, touchSet: UInt, touchWay: UInt): Option[UInt] = mem.map { m =>
+    val w = m.read(setD)
+    // the word of the operation now in respond, as its decide read it (exact: its own
+    // predecessor's touch bypassed the same way); only a request's touch can be in respond
+    // while an operation is in decide (a fill is a walk step's, behind a write shadow that
+    // keeps decide empty), so the touch is the only write to bypass
+    val wordR = Reg(UInt(policy.stateBits.W))
+    val same = touchEn && touchSet === setD
+    wordR := Mux(same, policy.touch(wordR, touchWay), w)
+    RegNext(Mux(same, policy.victim(policy.touch(wordR, touchWay)), policy.victim(w)))
+  }
   def victim(set: UInt): UInt = regs match {
     case Some(r) => r.victim(set)
     case None    => rdSet := set; policy.victim(rdWord.get)

@@ -20,11 +20,16 @@ class ChannelChoice(n: Int) {
   val oneHot: Vec[Bool] = ohR
   val valid: Bool = ohR.asUInt.orR
 
-  /** Connect the next cycle's requests and this cycle's grant (the choice is taken). */
+  /** Connect the next cycle's requests and this cycle's grant (the choice is taken). The caller
+    * guarantees the channel rule's premise: a chosen requester that is not granted asks in the
+    * next cycle (`reqNext` is set for it; the proofs check `ok`). */
   def apply(reqNext: Seq[Bool], grant: Bool): ChannelChoice = {
     require(reqNext.size == n)
-    val keptN = (0 until n).map(i => ohR(i) && !grant && reqNext(i))
-    val keepN = keptN.reduce(_ || _)
+    // (a choice not granted is kept without looking at its request: the chosen slot is in one of
+    // the channel's states, `ok`, and only the grant takes it out, so it still asks next cycle;
+    // the kept bit is then a register and the grant, not behind `reqNext`)
+    val keptN = (0 until n).map(i => ohR(i) && !grant)
+    val keepN = valid && !grant
     val thermo = (0 until n).map(j => (0 until j).map(ohR(_)).foldLeft(false.B)(_ || _))
     val hiN = (0 until n).map(j => Mux(grant, thermo(j), afterLast(j)))
     val freshN = RoundRobin.firstAfter(reqNext, hiN)

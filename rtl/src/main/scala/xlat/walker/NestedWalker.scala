@@ -156,7 +156,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     * level one-hot (levels 1.. in order) and the entry one-hot.
     */
   private def select[T <: Data](c: AssocCache[T], hitsR: Seq[Vec[Bool]]): (Bool, T, UInt, Seq[Bool], Seq[Bool]) = {
-    val at = hitsR.map(_.zip(c.valid).zip(c.wroteLast).map { case ((h, v), w) => h && v && !w })
+    // (`hitsR` already kept on those entries: registered with `validKept`, below)
+    val at = hitsR.map(_.toSeq)
     val any = at.map(anyOf)
     val lvOH = firstOH(any)
     val perLevel = at.map(firstOH)
@@ -273,17 +274,21 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val gpnKey = keyR.gpn
   // (pointer caches: one vector per level, so the select finds the deepest level without
   // reading the entries' levels)
-  private val gpwcHitsR = gpwc.map(c => (1 to g.topLevel).map(l => RegNext(VecInit(c.entries.map { x =>
+  // (each hit registered with `validKept`: the entry is still valid in the select cycle and was
+  // not rewritten at the end of the match cycle, so the select starts from these registers alone)
+  private def kept[T <: Data](c: AssocCache[T], hit: T => Bool): Vec[Bool] =
+    RegNext(VecInit(c.entries.zip(c.validKept).map { case (x, k) => hit(x) && k }))
+  private val gpwcHitsR = gpwc.map(c => (1 to g.topLevel).map(l => kept[GuestPwcEntry](c, x =>
     x.vmid === keyR.vmid && x.asid === keyR.asid && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U && x.level === l.U
-  }))))
-  private val ntlbHitsR = ntlb.map(c => RegNext(VecInit(c.entries.map { x =>
+  )))
+  private val ntlbHitsR = ntlb.map(c => kept[NestedTlbEntry](c, x =>
     x.vmid === keyR.vmid && ((x.gpn ^ gpnKey) & keep(x.size, x.gpn.getWidth)) === 0.U && !(hostWrite && !x.d)
-  })))
+  ))
   // (and whether each entry denies the served slot's access: the select takes the chosen one's)
   private val ntlbDenyR = ntlb.map(c => RegNext(VecInit(c.entries.map(x => hostDenies(x.perm, hostWrite, keyR.hostFetch)))))
-  private val hpwcHitsR = hpwc.map(c => (1 to h.topLevel).map(l => RegNext(VecInit(c.entries.map { x =>
+  private val hpwcHitsR = hpwc.map(c => (1 to h.topLevel).map(l => kept[HostPwcEntry](c, x =>
     x.vmid === keyR.vmid && ((x.gpn ^ gpnKey) & keep(x.level, x.gpn.getWidth)) === 0.U && x.level === l.U
-  }))))
+  )))
   // The select stage's choices, once for every slot (they depend on no slot register); a
   // pointer hit at level l continues at l - 1 (from the level one-hot, not the entry).
   private def below(lvOH: Seq[Bool]): UInt = Mux1H(lvOH, lvOH.indices.map(_.U(p.levelBits.W)))
