@@ -142,8 +142,12 @@ class PmlLogger(val p: PmlParams) extends Module {
   }.toMap
   private def we(name: String, c: Int): Bool = weReg(name)(c)
   private val csrWrite = csrWriting && !csrBad
+  // The read data's register one-hot for a good read only (fourteenth round; no cycle change): a
+  // write or a bad access has none set, so `rdata` is 0 for them without a multiplexer behind
+  // the AND-OR (`csrReadSel`, with its bad-access entry, stays for the proofs' view).
+  private val rdSel = RegNext(VecInit(regs.map(r => !creq.write && atIn(r.name))))
   private val rdata = Mux1H(
-    csrReadSel,
+    rdSel,
     regs.map { r =>
       r.name match {
         case "CTRL"       => (ctrlEpml(ci) << PmlRegs.Bits.ctrlEpml | ctrlPml(ci) << PmlRegs.Bits.ctrlPml).pad(64)
@@ -158,11 +162,11 @@ class PmlLogger(val p: PmlParams) extends Module {
             full(ci) << PmlRegs.Bits.full).pad(64)
         case "ACK" => 0.U(64.W)
       }
-    } :+ 0.U(64.W)
+    }
   )
   // answered in the cycle the access applies: the registers at the start of that cycle
   io.csr_resp.valid := csrValid
-  io.csr_resp.bits.rdata := Mux(csrWriting || csrBad, 0.U, rdata)
+  io.csr_resp.bits.rdata := rdata
   io.csr_resp.bits.error := csrBad
   private val pmlIndexWritten = csrWriting && at("PML_INDEX")
   for (c <- 0 until C) {
@@ -362,10 +366,18 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val outValid = RegInit(false.B)
   private val outId = RegInit(0.U(p.idBits.W))
   private val outStalled = RegInit(false.B)
-  private val outFreshAddr, outHoldAddr = Reg(UInt(p.paBits.W))
-  private val outFreshData, outHoldData = Reg(UInt(64.W))
-  private val outAddr = Mux(outStalled, outHoldAddr, outFreshAddr)
-  private val outData = Mux(outStalled, outHoldData, outFreshData)
+  // `outFresh` is kept in two halves (issue 9, fourteenth round; no cycle change): the
+  // candidates of contexts 0 .. C/2-1 and of C/2 .. C-1 are each multiplexed by their half of the
+  // pick into a register of their own (a 4-way AND-OR each in pml_default, the pick's half
+  // beside them as `outFreshHi`), and the 2:1 of the halves is made behind the registers, in
+  // front of `mem_req` with the hold choice. So the pick -> AND-OR -> register paths (the routed
+  // critical paths of the thirteenth round, 86-89 % routing into the one 116-bit register) are
+  // one level shorter and end in registers that can sit beside their four contexts.
+  private val outFreshLoAddr, outFreshHiAddr, outHoldAddr = Reg(UInt(p.paBits.W))
+  private val outFreshLoData, outFreshHiData, outHoldData = Reg(UInt(64.W))
+  private val outFreshHi = Reg(Bool())
+  private val outAddr = Mux(outStalled, outHoldAddr, Mux(outFreshHi, outFreshHiAddr, outFreshLoAddr))
+  private val outData = Mux(outStalled, outHoldData, Mux(outFreshHi, outFreshHiData, outFreshLoData))
   outHoldAddr := outAddr
   outHoldData := outData
   outStalled := outValid && !io.mem_req.ready
@@ -421,8 +433,15 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val candAddr = (0 until C).map(c =>
     Mux(candGuest(c), entryAddr(gpmlAddr(c), gpmlIndex(c)), entryAddr(pmlAddr(c), pmlIndex(c))))
   private val candData = heads.zip(candGuest).map { case (h, g) => Mux(g, sext(h.bits.gva), Cat(h.bits.gpa, 0.U(12.W)).pad(64)) }
-  outFreshAddr := Mux1H(pickOH, candAddr)
-  outFreshData := Mux1H(pickOH, candData)
+  private val pickLo = 0 until (C + 1) / 2
+  private val pickHi = (C + 1) / 2 until C
+  private def half(r: Seq[Int], xs: Seq[UInt], w: Int): UInt =
+    if (r.isEmpty) 0.U(w.W) else Mux1H(r.map(pickOH(_)), r.map(xs(_)))
+  outFreshLoAddr := half(pickLo, candAddr, p.paBits)
+  outFreshHiAddr := half(pickHi, candAddr, p.paBits)
+  outFreshLoData := half(pickLo, candData, 64)
+  outFreshHiData := half(pickHi, candData, 64)
+  outFreshHi := pickHi.map(pickOH(_)).foldLeft(false.B)(_ || _)
   when(load) {
     outValid := true.B
     outId := freeTag
