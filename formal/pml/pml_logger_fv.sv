@@ -68,7 +68,8 @@
 //   P3  index: every cycle, each context's PML_INDEX (GPML_INDEX) is: the software value if a
 //       CSR write to it was accepted the previous cycle, else its previous value minus 1 (16-bit
 //       wrap: 0 -> 0xFFFF) if a write for that buffer was loaded the previous cycle, else
-//       unchanged; no write is loaded in a cycle a CSR write is accepted. With P2 (a write is
+//       unchanged; no write is loaded in a cycle a CSR write is accepted (applies), nor in
+//       the next one (thirteenth round). With P2 (a write is
 //       loaded only with the index < entries), an index that wrapped below 0 issues no write
 //       for that buffer until software writes it. An owed,
 //       enabled head part that finds its index out of range with STATUS.full (guestFull) clear,
@@ -111,7 +112,8 @@
 //       candidate only while the PML part is not
 //   I6  the scheduler's registers computed a cycle ahead: the busy count = outstanding tags,
 //       "a tag is free" = not all busy, the registered pick = the round robin over the
-//       candidates (RoundRobin without hold, from afterLast), anyPick = some candidate
+//       candidates (RoundRobin without hold, from afterLast), anyPick = some candidate (not in
+//       the cycle after a CSR write, where no write is loaded: P3)
 //   I7  registered copies (docs/pml-logger.md, "Pipeline timing"): pmlIn / gpmlIn = index in
 //       range, pmlInDec / gpmlInDec = index - 1 in range, tagCtxOH = a busy tag's context, one-hot;
 //       the exit / guest-interrupt offer held from the last cycle (exitHeld / irqHeld, one-hot)
@@ -291,6 +293,7 @@ module pml_logger_fv (
   (* keep *) wire          pk_pRemR_0, pk_pRemR_1, pk_gRemR_0, pk_gRemR_1;
   (* keep *) wire          pk_secondPmlR_0, pk_secondPmlR_1, pk_secondGuestR_0, pk_secondGuestR_1;
   (* keep *) wire          pk_anyPick;
+  (* keep *) wire          pk_csrWrote;
   // the decide stage's register (input stage only; pml.sby connects them in the staged tasks)
   (* keep *) wire          pk_dec_valid, pk_dec_ignore, pk_dec_pml, pk_dec_guest;
   (* keep *) wire [GB-1:0] pk_dec_gpa;
@@ -521,6 +524,7 @@ module pml_logger_fv (
   reg  p_needIrq [0:C-1];
   reg  p_pReady [0:C-1];              // previous cycle: c's head PML part loadable
   reg  p_noCsrW;
+  reg  pp_noCsrW;                     // the cycle before the previous: no CSR write
   reg [IV-1:0] p_irqVec [0:C-1];
   reg          p_exitFire [0:C-1];    // previous cycle: exit (interrupt) of c delivered
   reg          p_irqFire [0:C-1];
@@ -649,6 +653,7 @@ module pml_logger_fv (
     end
     p_wdata16 <= w[15:0];
     p_noCsrW <= !csrW;
+    pp_noCsrW <= p_noCsrW;
   end
   generate
     for (gc = 0; gc < C; gc = gc + 1) begin : g_rise
@@ -749,6 +754,7 @@ module pml_logger_fv (
     `SAFE (p_nonEmpty[d_outCtx]);                                    // P1c
     if (d_outGuest) `SAFE (!p_pReady[d_outCtx]);                     // P1e PML part first
     `SAFE (p_noCsrW);                                                 // P3 no load with a CSR write
+    `SAFE (pp_noCsrW);                                                // P3 ... nor in the cycle after one
   end
   always @* if (f_past_valid && !reset && mem_req_valid) begin
     `SAFE (mem_req_bits_addr[11:3] < E && mem_req_bits_addr[2:0] == 3'd0);
@@ -862,9 +868,14 @@ module pml_logger_fv (
     // is the round robin (RoundRobin without hold) over the registered candidates
     `SAFE (pk_busyCount == d_outstanding);
     `SAFE (pk_tagFree == !(k_tagBusy[0] && k_tagBusy[1] && k_tagBusy[2] && k_tagBusy[3]));
-    `SAFE (pk_pick0 == (k_candV[0] && !(k_candV[1] && pk_after1)));
-    `SAFE (pk_pick1 == (k_candV[1] && (pk_after1 || !k_candV[0])));
-    `SAFE (pk_anyPick == (k_candV[0] || k_candV[1]));
+    // (except in the cycle after a CSR write: the pick computed in the write's cycle does not
+    // see the write, and no write is loaded in the next cycle, P3; thirteenth round)
+    `SAFE (pk_csrWrote == !p_noCsrW);            // the DUT's "a CSR write applied last cycle"
+    if (p_noCsrW) begin
+      `SAFE (pk_pick0 == (k_candV[0] && !(k_candV[1] && pk_after1)));
+      `SAFE (pk_pick1 == (k_candV[1] && (pk_after1 || !k_candV[0])));
+      `SAFE (pk_anyPick == (k_candV[0] || k_candV[1]));
+    end
     // ---- I7 registered copies: each index's range checks (inRange(index), inRange(index - 1))
     // and each busy tag's context one-hot (k_tagCtx is its bit 1)
     `SAFE (pk_pmlIn_0 == (d_pmlIndex[0] < E) && pk_pmlIn_1 == (d_pmlIndex[1] < E));
@@ -936,7 +947,8 @@ module pml_logger_fv (
   //   F1  mem_req is not stalled (valid && !ready) more than KM cycles in a row
   //   F2  every write handed to memory is answered (with or without error) within KR cycles
   //   F3  exit / guestIrq are not stalled more than KX cycles in a row
-  //   F4  no CSR write in two consecutive cycles (a CSR write blocks that cycle's load)
+  //   F4  no CSR write in the two cycles after a CSR write (a CSR write blocks the load in its
+  //       cycle and the next: two write-free cycles between writes leave one load cycle)
   //   F5  software writes PML_INDEX / GPML_INDEX only with values < entries (it resets them)
   //   F6  after an exit (guest interrupt) of c is delivered, software writes c's PML_INDEX
   //       (GPML_INDEX) and an ACK with full (guestFull) set within KS cycles each
@@ -952,7 +964,7 @@ module pml_logger_fv (
   //       software, P1b says which); the input is not stalled more than HB + 1 cycles in a row
   localparam KM = 2, KR = 3, KX = 2, KS = 16;
   localparam XB = 2 * KX + 2;
-  localparam BL = (KM > KR ? KM : KR) + 2;
+  localparam BL = (KM > KR ? KM : KR) + 3;      // + 3: a CSR write blocks two cycles (was + 2)
   localparam BR = 2 * BL + 3;
   localparam KA = XB + KS + 6;             // oor phase before the fire that made the index due
   localparam BO = KS + 1 + KA;
@@ -1024,7 +1036,7 @@ module pml_logger_fv (
     if (mem_req_valid && ms >= KM) assume (mem_req_ready);                         // F1
     if (exit_valid && xs >= KX) assume (exit_ready);                               // F3
     if (guestIrq_valid && gs >= KX) assume (guestIrq_ready);
-    if (p_csrW) assume (!csrW);                                                    // F4
+    if (p_csrW || !pp_noCsrW) assume (!csrW);                                      // F4
     if (csrW && (c_off == R_PIDX || c_off == R_GIDX)) assume (w[15:0] < E);        // F5
     if (f_ok && p_dirtyStall)                                                      // F7
       assume (dirty_valid && dirty_bits_vmid == p_dirtyVmid);
@@ -1046,7 +1058,7 @@ module pml_logger_fv (
 
   // ---- the load path: can a write be loaded this cycle, which context is picked
   wire all_busy = k_tagBusy[0] && k_tagBusy[1] && k_tagBusy[2] && k_tagBusy[3];
-  wire canLoad  = (!mem_req_valid || mem_req_ready) && !all_busy && !csrW;
+  wire canLoad  = (!mem_req_valid || mem_req_ready) && !all_busy && !csrW && p_noCsrW;
   // RoundRobin without hold (rtl xlat.common.RoundRobin, hold = false): the first after `last`
   // over the registered candidates (I5: a candidate is a loadable part)
   wire pick  = (k_candV[1] && pk_rr_after1) || !k_candV[0];

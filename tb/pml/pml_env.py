@@ -20,7 +20,8 @@ the DUT's registers see it):
 4. a ``mem_resp`` (writeError / logged counters, unknown id = badMemResps);
 5. a ``dirty`` event accepted (ignored / deduped / queued, the queue never beyond queueDepth);
 6. a CSR write applying this cycle (accepted the cycle before; no write may be presented in
-   the next cycle: the doc's "no write is loaded in the cycle a CSR write applies").
+   the next two cycles: the doc's "no write is loaded in the cycle a CSR write applies, nor in
+   the next one").
 
 This is the order of docs/pml-logger.md, "Same-cycle inputs" (a CSR access's cycle is the one
 it applies in): an accepted event sees the
@@ -280,10 +281,10 @@ class PmlEnv:
             f = {k: int(h.value) for k, h in self.h_mreq.items()}
             if not f["write"]:
                 self._err(f"mem_req read {_fmt(f)}: the logger only writes")
-            if cycle == self.csr_write_cycle + 1:
-                self._err(f"write {_fmt(f)} presented in the cycle after a CSR write was "
-                          f"applied (doc: no write is loaded in the cycle a CSR write "
-                          f"applies)")
+            if cycle - self.csr_write_cycle in (1, 2):
+                self._err(f"write {_fmt(f)} presented {cycle - self.csr_write_cycle} "
+                          f"cycle(s) after a CSR write was applied (doc: no write is loaded "
+                          f"in the cycle a CSR write applies, nor in the next one)")
             self.presented = (cycle, f)
             w = m.write(f["addr"], f["wdata"], f["id"], f["wmask"], presented=cycle)
             if self.trace:

@@ -1056,3 +1056,54 @@ async def test_dedup_credit(dut):
     await env.write(c, "ACK", ST_FULL)
     await env.settle()
     await env.finish()
+
+
+@cocotb.test()
+async def test_csr_write_blocks_two_loads(dut):
+    """No write is loaded in the cycle a CSR write applies, nor in the next one (**decided**,
+    doc "Pipeline timing", thirteenth round; the scoreboard checks the two write-free cycles
+    after every CSR write): (1) a context waiting on a full buffer, released by a PML_INDEX
+    write that applies in cycle a: its first write is presented in cycle a + 3 exactly
+    (loaded in a + 2; was a + 2, loaded in a + 1); (2) a stream of writes of one context and an
+    IRQ_VECTOR write applying in its middle: no write in a + 1 and a + 2, the stream resumes in
+    a + 3."""
+    env = await setup(dut, "csr_block", latency=(1, 1))
+    p = env.p
+    E = p.entries
+    c = p.contexts - 1
+    env.keep_write_cycles = True
+    # (1)
+    await env.setup_ctx(c, pml_addr=0x40000, pml_index=0xFFFF, ctrl=CTRL_PML)
+    env.event(c, 0x900)
+    await env.loop.cycles(10)
+    expect(env.writes_presented == 0, "a write with the buffer full")
+    env.write_cycles.clear()
+    w = env.csr_send(env.addr(c, "PML_INDEX"), 1, E - 1)
+    await env.loop.wait_until(lambda: env.write_cycles, 100, "the released write")
+    a = w["_cycle"] + 1                            # the write applies a cycle after its request
+    expect(env.write_cycles[0] == a + 3, f"PML_INDEX write applied in cycle {a}, first write "
+                                         f"presented in {env.write_cycles[0]}, doc: {a + 3}")
+    await env.write(c, "ACK", ST_FULL)
+    await env.settle()
+    # (2)
+    await env.write(c, "PML_INDEX", E - 1)
+    env.write_cycles.clear()
+    n = min(E, 8)
+    for i in range(n):
+        env.event(c, 0xA00 + i)
+    await env.loop.wait_until(lambda: env.write_cycles, 100, "the stream")
+    w = env.csr_send(env.addr(c, "IRQ_VECTOR"), 1, 1)
+    await env.settle()
+    a = w["_cycle"] + 1
+    wc = list(env.write_cycles)
+    expect(len(wc) == n, f"{len(wc)} writes for {n} events")
+    expect(not ({a + 1, a + 2} & set(wc)), f"IRQ_VECTOR write applied in cycle {a}, writes "
+                                           f"presented in {wc}: doc: none in {a + 1}, {a + 2}")
+    after = [x for x in wc if x > a]
+    if after:
+        expect(after[0] >= a + 3, f"write in {after[0]}, CSR write applied in {a}")
+        if p.queueDepth >= 2 and (1 << p.idBits) >= 4 and (a in wc or a - 1 in wc):
+            expect(after[0] == a + 3, f"stream {wc}, CSR write applied in {a}: doc: it "
+                                      f"resumes in {a + 3}")
+    env.keep_write_cycles = False
+    await env.finish()

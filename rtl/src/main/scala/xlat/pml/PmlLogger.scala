@@ -21,8 +21,9 @@ import xlat.common._
   *    the pick reaches is a 2:1 choice by that context's "loads its candidate", and the parts of
   *    the queued events are read from a shift register beside each queue (head, second), not
   *    through the queue's read multiplexer; the pick itself and "a tag is free" are registers
-  *    too, computed a cycle ahead over the few outcomes of the cycle (no load, or context k
-  *    loaded; a CSR write entering a candidate); each index's range checks, each tag's context
+  *    too, computed a cycle ahead over the two outcomes of the cycle (no load, or the pick
+  *    loaded; a CSR write of the cycle is not in it, so no write is loaded in the cycle after
+  *    one either); each index's range checks, each tag's context
   *    (one-hot) and the exit / guest-interrupt offers (a held one-hot) are registers as well;
   *  - with the filter, acceptance registers the match as a hit vector (LookupTiming latency 2)
   *    and the event is dropped or queued in the next cycle, the decide stage; the filter's
@@ -39,7 +40,8 @@ import xlat.common._
   * applies in the next cycle, where it is also answered on `csr_resp` (one cycle after the
   * request; a read returns the registers at the start of that cycle). In a cycle a CSR write
   * applies no log write is loaded and no exit raised, so software writes and index decrements
-  * never meet.
+  * never meet; no log write is loaded in the next cycle either (the pick computed in the
+  * write's cycle does not see it).
   *
   * See docs/pml-logger.md for every rule.
   */
@@ -140,8 +142,12 @@ class PmlLogger(val p: PmlParams) extends Module {
   }.toMap
   private def we(name: String, c: Int): Bool = weReg(name)(c)
   private val csrWrite = csrWriting && !csrBad
+  // The read data's register one-hot for a good read only (fourteenth round; no cycle change): a
+  // write or a bad access has none set, so `rdata` is 0 for them without a multiplexer behind
+  // the AND-OR (`csrReadSel`, with its bad-access entry, stays for the proofs' view).
+  private val rdSel = RegNext(VecInit(regs.map(r => !creq.write && atIn(r.name))))
   private val rdata = Mux1H(
-    csrReadSel,
+    rdSel,
     regs.map { r =>
       r.name match {
         case "CTRL"       => (ctrlEpml(ci) << PmlRegs.Bits.ctrlEpml | ctrlPml(ci) << PmlRegs.Bits.ctrlPml).pad(64)
@@ -156,11 +162,11 @@ class PmlLogger(val p: PmlParams) extends Module {
             full(ci) << PmlRegs.Bits.full).pad(64)
         case "ACK" => 0.U(64.W)
       }
-    } :+ 0.U(64.W)
+    }
   )
   // answered in the cycle the access applies: the registers at the start of that cycle
   io.csr_resp.valid := csrValid
-  io.csr_resp.bits.rdata := Mux(csrWriting || csrBad, 0.U, rdata)
+  io.csr_resp.bits.rdata := rdata
   io.csr_resp.bits.error := csrBad
   private val pmlIndexWritten = csrWriting && at("PML_INDEX")
   for (c <- 0 until C) {
@@ -360,10 +366,18 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val outValid = RegInit(false.B)
   private val outId = RegInit(0.U(p.idBits.W))
   private val outStalled = RegInit(false.B)
-  private val outFreshAddr, outHoldAddr = Reg(UInt(p.paBits.W))
-  private val outFreshData, outHoldData = Reg(UInt(64.W))
-  private val outAddr = Mux(outStalled, outHoldAddr, outFreshAddr)
-  private val outData = Mux(outStalled, outHoldData, outFreshData)
+  // `outFresh` is kept in two halves (issue 9, fourteenth round; no cycle change): the
+  // candidates of contexts 0 .. C/2-1 and of C/2 .. C-1 are each multiplexed by their half of the
+  // pick into a register of their own (a 4-way AND-OR each in pml_default, the pick's half
+  // beside them as `outFreshHi`), and the 2:1 of the halves is made behind the registers, in
+  // front of `mem_req` with the hold choice. So the pick -> AND-OR -> register paths (the routed
+  // critical paths of the thirteenth round, 86-89 % routing into the one 116-bit register) are
+  // one level shorter and end in registers that can sit beside their four contexts.
+  private val outFreshLoAddr, outFreshHiAddr, outHoldAddr = Reg(UInt(p.paBits.W))
+  private val outFreshLoData, outFreshHiData, outHoldData = Reg(UInt(64.W))
+  private val outFreshHi = Reg(Bool())
+  private val outAddr = Mux(outStalled, outHoldAddr, Mux(outFreshHi, outFreshHiAddr, outFreshLoAddr))
+  private val outData = Mux(outStalled, outHoldData, Mux(outFreshHi, outFreshHiData, outFreshLoData))
   outHoldAddr := outAddr
   outHoldData := outData
   outStalled := outValid && !io.mem_req.ready
@@ -376,7 +390,13 @@ class PmlLogger(val p: PmlParams) extends Module {
   io.mem_req.bits.wdata := outData
   io.mem_req.bits.wmask := "hff".U
   private val outFree = !outValid || io.mem_req.ready
-  private val canLoad = outFree && tagFree && !csrWrite
+  // No load in the cycle a CSR write applies, nor in the next one (issue 9, thirteenth round; a
+  // cycle change, **decided**, docs/pml-logger.md "Pipeline timing"): the pick computed in the
+  // write's cycle for the next one ignores the write (it starts from registers only, no
+  // CSR-written candidate by the context one-hot in front of the round robin), so that pick is
+  // not used; the one computed in the next cycle sees the written registers.
+  private val csrWrote = RegNext(csrWrite, false.B)
+  private val canLoad = outFree && tagFree && !csrWrite && !csrWrote
   // The pick starts from registers: per context, the part it can load in this cycle (candValid;
   // candGuest: the guest part), computed in the previous cycle. A candidate is exact or absent:
   // when set, that part is owed, enabled and in range and (for the guest part) the PML part is
@@ -413,8 +433,15 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val candAddr = (0 until C).map(c =>
     Mux(candGuest(c), entryAddr(gpmlAddr(c), gpmlIndex(c)), entryAddr(pmlAddr(c), pmlIndex(c))))
   private val candData = heads.zip(candGuest).map { case (h, g) => Mux(g, sext(h.bits.gva), Cat(h.bits.gpa, 0.U(12.W)).pad(64)) }
-  outFreshAddr := Mux1H(pickOH, candAddr)
-  outFreshData := Mux1H(pickOH, candData)
+  private val pickLo = 0 until (C + 1) / 2
+  private val pickHi = (C + 1) / 2 until C
+  private def half(r: Seq[Int], xs: Seq[UInt], w: Int): UInt =
+    if (r.isEmpty) 0.U(w.W) else Mux1H(r.map(pickOH(_)), r.map(xs(_)))
+  outFreshLoAddr := half(pickLo, candAddr, p.paBits)
+  outFreshHiAddr := half(pickHi, candAddr, p.paBits)
+  outFreshLoData := half(pickLo, candData, 64)
+  outFreshHiData := half(pickHi, candData, 64)
+  outFreshHi := pickHi.map(pickOH(_)).foldLeft(false.B)(_ || _)
   when(load) {
     outValid := true.B
     outId := freeTag
@@ -426,7 +453,7 @@ class PmlLogger(val p: PmlParams) extends Module {
     tagCtxOH(t) := pickOH
     tagGuest(t) := loadGuest
   }
-  private val candAfter, candIdleReg, candIfCsr = Wire(Vec(C, Bool()))
+  private val candAfter, candIdleReg = Wire(Vec(C, Bool()))
   for (c <- 0 until C) {
     // c loads its candidate this cycle: the one signal of the pick that reaches c's state; every
     // register of c below is a 2:1 choice, by it, between two values computed from registers
@@ -504,33 +531,26 @@ class PmlLogger(val p: PmlParams) extends Module {
     candValid(c) := Mux(loaded, pmlAfter || guestAfter, pmlIdle || guestIdle)
     candGuest(c) := Mux(loaded, !pmlAfter, !pmlIdle)
     candAfter(c) := pmlAfter || guestAfter
-    // the idle candidate as if no CSR write entered it (the pick's inputs start from registers),
-    // and as if this cycle's write, whichever register it writes, were c's (selected by ci below)
-    val ifCsrPml = Mux(at("CTRL"), w(PmlRegs.Bits.ctrlPml), ctrlPml(c)) &&
-      Mux(at("PML_INDEX"), wIn, pmlIn(c))
-    val ifCsrGuest = Mux(at("CTRL"), w(PmlRegs.Bits.ctrlEpml), ctrlEpml(c)) &&
-      Mux(at("GPML_INDEX"), wIn, gpmlIn(c))
-    candIfCsr(c) := (pmlNextIdle && ifCsrPml) || (guestNextIdle && ifCsrGuest)
+    // the idle candidate from registers (the pick's inputs; a CSR write of this cycle is not in it)
     candIdleReg(c) := (pmlNextIdle && ctrlPml(c) && pmlIn(c)) || (guestNextIdle && ctrlEpml(c) && gpmlIn(c))
   }
   // Next cycle's pick: the round robin over next cycle's candidates from next cycle's
   // `afterLast`. Each context's next candidate is its idle candidate (`candIdleReg`, from
-  // registers), its candidate after its own load (`candAfter`, chosen by "c loads its
-  // candidate"), or, in the cycle of a CSR write that enters a candidate (CTRL, PML_INDEX,
-  // GPML_INDEX; no load then), the written context's candidate with that write (`candIfCsr`,
-  // chosen by the registered context one-hot). So the round robin starts two or three levels
-  // from flops, and canLoad one level before it.
-  private val csrEnters = csrWriting && (at("CTRL") || at("PML_INDEX") || at("GPML_INDEX"))
+  // registers) or its candidate after its own load (`candAfter`, chosen by "c loads its
+  // candidate"), so the round robin starts two levels from flops.
   // Next cycle's candidates for both outcomes of this cycle, from registers only: `reqIfNot`
-  // without a load (idle candidates, the CSR write's), `reqIfLoad` with the pick loaded (its
-  // candidate after the load). When no candidate exists (anyPick low) the pick is empty and the
-  // two are equal, so "a load happens" (`canLoad` and anyPick) chooses between them exactly
-  // (issue 9, tenth round; no cycle change): `canLoad` (the `mem_req_ready` input, the CSR
-  // stage, the tag count) selects at the end instead of entering every context's candidate in
-  // front of the round robin.
-  private val reqIfNot = (0 until C).map(c => Mux(csrEnters && ciOH(c), candIfCsr(c), candIdleReg(c)))
-  private val reqIfLoad = (0 until C).map(c =>
-    Mux(csrEnters && ciOH(c), candIfCsr(c), Mux(pickOH(c), candAfter(c), candIdleReg(c))))
+  // without a load (the idle candidates), `reqIfLoad` with the pick loaded (its candidate after
+  // the load). When no candidate exists (anyPick low) the pick is empty and the two are equal,
+  // so "a load happens" (`canLoad` and anyPick) chooses between them exactly (issue 9, tenth
+  // round): `canLoad` (the `mem_req_ready` input, the CSR stage, the tag count) selects at the
+  // end instead of entering every context's candidate in front of the round robin. A CSR write
+  // of this cycle is not in them (thirteenth round, **decided**): next cycle's pick may miss
+  // what the write changes, and no write is loaded next cycle (`csrWrote` in canLoad); the
+  // pick computed then sees the written registers. Before, the written context's candidate
+  // with the write (by the registered context one-hot) was in front of the round robin, the
+  // routed critical path of main at seed 2 (12.36 ns) and `fpga/levels.py`'s deepest (12.4).
+  private val reqIfNot = (0 until C).map(c => candIdleReg(c))
+  private val reqIfLoad = (0 until C).map(c => Mux(pickOH(c), candAfter(c), candIdleReg(c)))
   private def orOf(x: Seq[Bool]): Bool = x.foldLeft(false.B)(_ || _)
   // next cycle's afterLast: after a load the thermometer of this cycle's pick (a register); the
   // round robin is computed for both (the first from registers only) and `load` selects at the
