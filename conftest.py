@@ -4,12 +4,13 @@
   that starts last runs alone at the end (walker_cover, 7 min before its split, did that).
   SLOW_FIRST lists them, longest first (CPU seconds on a quiet machine, 2026-11-28).
 * Groups: every cocotb case of one configuration is in one ``xdist_group`` (`make test` runs
-  ``--dist loadgroup``), meant to keep them on one worker, which builds the model and runs the
-  shared directed simulation (tb/xlat_tb/batch.py). Known limit: with pytest 9.2 and
-  pytest-xdist 3.8 the group has no effect (xdist appends the group to ``item._nodeid``, which
-  pytest 9 no longer reads; it keeps ``item._id``), so a configuration's cases can land on both
-  workers; tb/xlat_tb/batch.py then runs the shared simulation once under a lock, and the other
-  worker's cases run alone meanwhile.
+  ``--dist loadgroup``), so that one worker builds the model and runs the shared directed
+  simulation (tb/xlat_tb/batch.py) and the other worker never repeats its tests alone. The
+  group reaches the scheduler as the node id's ``@<group>`` suffix: pytest-xdist 3.8 writes it
+  to ``item._nodeid``, which pytest 9 no longer reads (the id is ``item._id``), so this hook
+  sets it there (`_with_group`). Until 2026-11-28 it did not, the groups had no effect, and a
+  configuration's directed cases could run twice: in the shared simulation on one worker and
+  alone on the other while the first held the lock.
 """
 
 import os
@@ -47,10 +48,22 @@ def _rank(item) -> int:
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
     items.sort(key=_rank)               # stable: everything else keeps collection order
+    loadgroup = getattr(config.option, "loadgroup", False)   # set by xdist on its workers
     for item in items:
         group = batch.group_of(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
+            if loadgroup:
+                _with_group(item, group)
+
+
+def _with_group(item, group: str) -> None:
+    """Give ``item`` the node id ``<id>@<group>`` that xdist's loadgroup scheduler splits on."""
+    if hasattr(item, "_id"):            # pytest >= 9: the id is a structured NodeId
+        from _pytest.nodeid import NodeId
+        item._id = NodeId.parse(f"{item.nodeid}@{group}")
+    else:                               # pytest < 9 reads _nodeid (xdist sets it there itself)
+        item._nodeid = f"{item.nodeid}@{group}"
 
 
 def pytest_collection_finish(session):
