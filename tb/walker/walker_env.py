@@ -131,6 +131,7 @@ class WalkerEnv:
         self.loop.post_sample.append(self._on_cycle)
 
         self.inflight: dict[int, Walk] = {}
+        self.max_inflight = 0               # most walks in flight at once (accepted, unanswered)
         self.done: list[Walk] = []
         self.stale_mode = False
         self.pending_dirty: list = []       # (walk, MemAccess, candidates) awaiting an event
@@ -270,6 +271,7 @@ class WalkerEnv:
                  stale=self.stale_mode or bool(t.get("_stale")))
         w.txn = t
         self.inflight[i] = w
+        self.max_inflight = max(self.max_inflight, len(self.inflight))
 
     def _on_mem_req(self, a, cycle: int):
         w = self.inflight.get(a.id)
