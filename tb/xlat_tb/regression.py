@@ -7,6 +7,11 @@ length.  ``tb/<block>/seeds.txt`` lists every seed that ever failed, one line ea
 
     <config glob> <cocotb test> <seed> <length or -> [# what it found]
 
+A length may end in ``@<k>``: the run draws the stimulus of that length but stops after its
+k-th checkpoint (``checkpoint_limit()``, for a random test that has checkpoints), when the
+failure the line records happened before it: the same cycles up to there, at a fraction of
+the cost.
+
 ``cases(block, configs, tests)`` turns (config, suite, test) into pytest parameters: one case
 per pair with the default seed, plus one per matching seed line (its length in the
 simulation's environment), so `make test` replays every listed seed.  With XLAT_SEED set the
@@ -33,9 +38,18 @@ LENGTHS = {
 }
 
 
+CHECKPOINTS_ENV = "XLAT_CHECKPOINTS"
+
+
 def run_length(block: str) -> int:
     var, short, _ = LENGTHS[block]
     return int(os.environ.get(var, "").strip() or short)
+
+
+def checkpoint_limit() -> int | None:
+    """The checkpoint after which a random test stops early (a seed line's ``@<k>``), or None."""
+    v = os.environ.get(CHECKPOINTS_ENV, "").strip()
+    return int(v) if v else None
 
 
 @dataclass(frozen=True)
@@ -45,6 +59,7 @@ class SeedLine:
     seed: int
     length: int | None          # None: the test's default length
     why: str = ""
+    checkpoints: int | None = None  # stop after this many checkpoints (``<length>@<k>``)
 
 
 @dataclass(frozen=True)
@@ -76,8 +91,9 @@ def load_seeds(block: str) -> list[SeedLine]:
         if len(parts) != 4:
             raise ValueError(f"{path}:{n}: want '<config> <test> <seed> <length|->', got {raw!r}")
         cfg, test, seed, length = parts
+        length, _, k = length.partition("@")
         out.append(SeedLine(cfg, test, int(seed, 0), None if length == "-" else int(length),
-                            why.strip()))
+                            why.strip(), int(k) if k else None))
     return out
 
 
@@ -95,6 +111,8 @@ def cases(block: str, configs, tests) -> list:
             for s in lines:
                 if s.test == test and fnmatch.fnmatchcase(cfg, s.config):
                     env = {} if s.length is None else {var: str(s.length)}
+                    if s.checkpoints is not None:
+                        env[CHECKPOINTS_ENV] = str(s.checkpoints)
                     out.append(pytest.param(cfg, suite, test, Regression(s.seed, env),
                                             id=f"{cfg}-{test}-seed{s.seed}"))
     return out

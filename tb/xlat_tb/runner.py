@@ -29,7 +29,7 @@ from pathlib import Path
 
 from .manifest import available, load_manifest, manifest_path
 from .paths import SIM_BUILD, TB_DIR
-from .regression import LENGTHS
+from .regression import CHECKPOINTS_ENV, LENGTHS
 from .seed import ENV as SEED_ENV, choose_seed
 from .verilator import make_overrides, verilator_env
 
@@ -129,7 +129,7 @@ def _build(runner, *, sources, toplevel, build_dir: Path, waves: bool, build_arg
 def repro_command(seed: int, env: dict) -> str:
     """The shell command that reruns the current pytest case with ``seed`` (and the run
     length the case used)."""
-    lens = {v for v, _, _ in LENGTHS.values()}
+    lens = {v for v, _, _ in LENGTHS.values()} | {CHECKPOINTS_ENV}
     parts = [f"{SEED_ENV}={seed}"]
     parts += [f"{k}={env[k]}" for k in sorted(env) if k in lens]
     parts += [f"{k}={os.environ[k]}" for k in sorted(lens) if k not in env and os.environ.get(k)]
