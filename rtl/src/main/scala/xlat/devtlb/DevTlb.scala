@@ -489,21 +489,13 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val allocOH = st.freeDemandOH.asBools.padTo(p.slots, false.B)
   private val pfPushes = Wire(Vec(p.histPages, Valid(new AtsSlot(p))))
   pfPushes.foreach { x => x.valid := false.B; x.bits.tag := 0.U; x.bits.sid := 0.U; x.bits.page := 0.U }
-  if (!st.copyResp) {
-    when(alloc) {
-      st.allocate(allocOH, req.sid, req.iova, demand = true)
-      st.addWaiter(allocOH, req.tag, req.write)
-    }
-    when(merge) { st.addWaiter(mergeOH, req.tag, req.write) }
-  } else {
-    // the waiter's fields are preloaded (`preloadWaiters`, its slot from the merge vector); a
-    // miss takes a waiter whether it merges or allocates, so `wValid` waits for `miss` alone
-    when(alloc) { st.allocate(allocOH, req.sid, req.iova, demand = true) }
-    when(miss) { st.addWaiter(mergeOH, req.tag, req.write) }
+  when(alloc) {
+    st.allocate(allocOH, req.sid, req.iova, demand = true)
+    st.addWaiter(allocOH, req.tag, req.write)
   }
+  when(merge) { st.addWaiter(mergeOH, req.tag, req.write) }
   st.mergeInc := VecInit(mergeOH.map(_ && miss))
   st.preload(req.sid, req.iova)
-  st.preloadWaiters(req.tag, req.write, Mux(mergeOH.asUInt.orR, OHToUInt(mergeOH), OHToUInt(VecInit(allocOH))))
   allocEvents(0).valid := alloc
   allocEvents(0).oh := VecInit(allocOH).asUInt
 
@@ -548,7 +540,6 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val compFault = comp.fault || comp.pageSize === PageSize.Reserved.U
   private val stale = st.slot(cSlot).stale
   when(compNow) { st.complete(cSlot, n.frameOf(req.iova), comp.perm_r, comp.perm_w, compFault) }
-  st.loadCopies(n.frameOf(req.iova), comp.perm_r, comp.perm_w, compFault)
   private val cache = compNow && !compFault && !stale
   private val toTlb = cache && cSlot < p.ptbEntries.U
   private val toPb = cache && cSlot >= p.ptbEntries.U && p.prefetch.B
