@@ -22,6 +22,8 @@
 //   P4  partitioned rows: every valid DevTLB entry of a row has the row's valid PTag as SID, so
 //       a fill never evicts another SID's entry without claiming the row.
 //   T   resp and ats_req keep valid and bits while ready is low.
+// Invariants (asserted, what the proofs above rest on): I1-I6 below; I3 the drain register
+// answers its waiter, I3b the drain's pick register holds one valid ready waiter not in it.
 // Covers (cover task): every response source, a merge, a claim, a stale completion, a bad
 // completion, an invalDone, a prefetch.
 `default_nettype none
@@ -110,6 +112,8 @@ module devtlb_fv (
   wire [NW-1:0]     dbg_waiterOut, dbg_waiterReady;
   wire              dbg_drainValid, dbg_atsValid;
   wire [$clog2(NW)-1:0] dbg_drainWaiter;
+  wire              dbg_pickValid;
+  wire [NW-1:0]     dbg_waiterPicked;
   localparam WB = $clog2(NW + 1);
   wire [NS*WB-1:0]  dbg_slotWaiters;
 
@@ -295,6 +299,14 @@ module devtlb_fv (
     assert (dbg_waiterValid[dbg_drainWaiter] && dbg_waiterOut[dbg_drainWaiter]);
     assert (pk_out_tag == dbg_waiterTag[dbg_drainWaiter*TB +: TB]);
     if (!pk_out_fault) assert (top_sid(pk_out_ppn) == req_sid[pk_out_tag]);
+  end
+  // I3b: the drain's pick register (docs/devtlb.md "Timing": the drain's first stage) holds at
+  // most one waiter, a valid and ready one that is not in the drain register (so no waiter is
+  // answered twice), and nothing when it is empty
+  always @* if (past_valid && !reset) begin
+    assert ((dbg_waiterPicked & (dbg_waiterPicked - 1'b1)) == {NW{1'b0}});
+    assert (dbg_pickValid == (dbg_waiterPicked != {NW{1'b0}}));
+    assert ((dbg_waiterPicked & ~(dbg_waiterValid & dbg_waiterReady & ~dbg_waiterOut)) == {NW{1'b0}});
   end
   // I4: cached translations carry their SID; I5: slots and the ghost ATS state agree
   generate

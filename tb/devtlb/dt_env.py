@@ -17,8 +17,8 @@ phase, in this order:
    the state of the previous cycle (model.inval_done raises when early);
 3. the operations whose respond cycle is this one, in acceptance order (completions: a slot
    whose ``ats_req`` handshake is not before the completion's acceptance is unsent, Q2);
-4. a ``resp`` handshake: ``model.expect_response(tag, source)`` (hits FIFO, waiters by tag),
-   every field compared; an ``ats_req`` handshake: ``model.ats_sent`` (demand queue head first,
+4. a ``resp`` handshake: ``model.expect_response(tag, source, cycle)`` (hits FIFO, waiters by
+   tag, not before the drain's earliest cycle, model Q24), every field compared; an ``ats_req`` handshake: ``model.ats_sent`` (demand queue head first,
    prefetch head only as the model says);
 5. acceptances of this cycle: at most one of inval / completion / request, priority
    inval > completion > request (queued for step 3);
@@ -230,7 +230,7 @@ class DtEnv:
         r = self.respmon.item
         if r is not None:
             try:
-                exp = m.expect_response(r["tag"], r["source"])
+                exp = m.expect_response(r["tag"], r["source"], cycle=c)
             except DevTlbModelError as e:
                 self._err(c, f"resp {r}: {e}")
             if exp.as_dict() != r:
@@ -276,7 +276,8 @@ class DtEnv:
             unsent = s is not None and s.sent and self.sent_cycle.get(t, -1) >= ac   # Q2
             if unsent:
                 s.sent = False
-            out = m.completion(t, f["ppn"], f["perm_r"], f["perm_w"], f["pageSize"], f["fault"])
+            out = m.completion(t, f["ppn"], f["perm_r"], f["perm_w"], f["pageSize"], f["fault"],
+                               cycle=c)
             if unsent:
                 s.sent = True
             if data.seq < 0 and out.kind == "completed":

@@ -458,6 +458,30 @@ async def test_hit_drain_round_robin(dut):
 
 
 @cocotb.test()
+async def test_drain_cycle(dut):
+    """The drain's depth (docs "When each change becomes visible", decided): with `resp` always
+    ready and no hits, a completion acting in its respond cycle t has its first waiter on `resp`
+    in t + 2 with one slot, t + 3 with several (the pick register), and its next waiters in the
+    cycles after, one a cycle (the pick register reloads while the response register is
+    answered). With one demand slot `req_ready` waits for the slot, so there one waiter."""
+    env = await setup(dut, "drain_cycle", latency=(6, 6))
+    s = sid_of(env, 1)
+    d = env.p.drain_delay
+    for k, n in enumerate((1, 3) if env.p.ptbEntries >= 3 else (1,)):
+        pg = (0x20 + k) & pmask(env)
+        env.table.map(s, pg, 0x700 + k, PS_4K)
+        nr, nc = env.stats["resp"], len(env.completions)
+        for _ in range(n):
+            env.send_req(s, pg)
+        await wait_resps(env, nr + n)
+        t = env.completions[nc][0]
+        got = [c - t for c, _ in env.responses[nr:nr + n]]
+        expect(got == [d + i for i in range(n)], f"{n} waiter(s): on resp {got} cycles after the "
+                                                   f"completion acted, want {[d + i for i in range(n)]}")
+    await env.finish()
+
+
+@cocotb.test()
 async def test_drain_vs_match_same_cycle(dut):
     """Same-cycle pair: the drain answers a slot's last waiter while a request for the slot's
     page is matched: the request does not join the draining slot (it hits the filled entry).

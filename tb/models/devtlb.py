@@ -90,6 +90,14 @@ Q22 A demand request merged into a prefetch slot not yet sent does not promote i
 Q23 ``perf_badCompletions`` also counts a completion for a slot that is completed and still
     draining its waiters (its completion was accepted: not outstanding), a case the docs'
     parenthesis (free slot or out-of-range value) does not list.
+Q24 The drain's depth (docs "When each change becomes visible", **decided** 2026-11-28): a
+    completion acting in cycle t (its respond cycle) makes its waiters answerable on ``resp``
+    from cycle t + ``drain_delay``: t + 2 with one slot (the drain register loads the waiter in
+    t + 1), t + 3 with several (a pick register in t + 1, the drain register in t + 2).  The
+    model knows cycles only when the testbench gives them (``completion(cycle=)``,
+    ``expect_response(cycle=)``); without them the check is skipped.  Which ready waiter is
+    drained first is not checked (the RTL picks the lowest-numbered one when its pick or drain
+    register loads; a later completion of a lower-numbered waiter does not overtake it).
 """
 
 from __future__ import annotations
@@ -204,6 +212,12 @@ class DevTlbParams:
     def prefetch(self) -> bool:
         return self.pbEntries > 0
 
+    @property
+    def drain_delay(self) -> int:
+        """Cycles from a completion's respond cycle to the first cycle its waiters may be on
+        ``resp`` (Q24): 2 with one slot, 3 with several (the drain's pick register)."""
+        return 2 if self.slots == 1 else 3
+
 
 # --------------------------------------------------------------------------- records
 @dataclass
@@ -268,6 +282,7 @@ class Slot:
     stale: bool = False
     waiters: list = field(default_factory=list)   # waiter numbers, in join order
     result: Translation | None = None
+    answer_from: int | None = None  # first cycle its waiters may be on resp (Q24), when known
 
     @property
     def outstanding(self) -> bool:
@@ -656,8 +671,9 @@ class DevTlbModel:
 
     # ---------------------------------------------------------- completion
     def completion(self, tag: int, ppn: int, perm_r: int = 1, perm_w: int = 1,
-                   pageSize: int = 0, fault: int = 0) -> CompletionOutcome:
-        """An accepted ats_resp (docs "Completions")."""
+                   pageSize: int = 0, fault: int = 0, cycle: int | None = None) -> CompletionOutcome:
+        """An accepted ats_resp (docs "Completions"); ``cycle``: its respond cycle, when the
+        caller knows it (the drain's earliest cycle, Q24)."""
         p = self.p
         s = self.slots[tag] if 0 <= tag < p.slots else None
         reason = ("range" if not 0 <= tag < p.slots else "free" if s is None else
@@ -687,6 +703,8 @@ class DevTlbModel:
                             perm_w=1 if perm_w else 0, pageSize=pageSize)
         out.translation = t
         s.completed, s.result = True, t
+        if cycle is not None:
+            s.answer_from = cycle + p.drain_delay
         if not t.fault and not s.stale:
             if t.pageSize == PS_4K:
                 e = Entry(s.sid, s.page, 0, t.ppn, t.perm_r, t.perm_w)
@@ -741,11 +759,13 @@ class DevTlbModel:
             self._count("faults")
         return it.resp
 
-    def expect_response(self, tag: int, source: int) -> Response:
+    def expect_response(self, tag: int, source: int, cycle: int | None = None) -> Response:
         """The response a resp handshake with this tag and source must carry (taken from the
         model).  Source 0/1: the hit queue's head (FIFO); source 2: the lowest-numbered
         answerable waiter with this tag.  Raises DevTlbModelError when no such response
-        exists (a response for a tag not outstanding, an early drain, a hit out of order)."""
+        exists (a response for a tag not outstanding, an early drain, a hit out of order).
+        ``cycle``: the handshake's cycle; a waiter is then answerable only from its slot's
+        ``answer_from`` (Q24)."""
         if source in (SRC_DEVTLB, SRC_PB):
             h = self.peek_hit()
             if h is None or h.tag != tag or h.source != source:
@@ -754,6 +774,10 @@ class DevTlbModel:
         if source == SRC_ATS:
             for wi, r in self.answerable():
                 if r.tag == tag:
+                    af = self.waiters[wi].slot.answer_from
+                    if cycle is not None and af is not None and cycle < af:
+                        raise DevTlbModelError(f"resp tag {tag} source 2 in cycle {cycle}: its slot's "
+                                               f"waiters are answerable from cycle {af} (Q24)")
                     return self._take_waiter(wi)
             raise DevTlbModelError(f"resp tag {tag} source 2: no answerable waiter has this tag "
                                    f"(answerable: {[r.tag for _, r in self.answerable()]})")

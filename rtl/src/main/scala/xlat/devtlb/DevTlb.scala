@@ -770,6 +770,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
     d.waiterReady := VecInit(st.waiter.map(_.ready)).asUInt
     d.drainValid := st.out
     d.drainWaiter := st.outWaiter
+    d.pickValid := st.pickV
+    d.waiterPicked := st.pickOH.asUInt
     d.atsValid := atsValid
     d.slotWaiters := VecInit(st.slot.map(_.waiters)).asUInt
   }

@@ -175,6 +175,9 @@ class DevTlbDbg(p: DevTlbParams, pbN: Int) extends Bundle {
   val waiterReady = UInt(p.waiters.W)
   val drainValid = Bool()
   val drainWaiter = UInt(log2Ceil(p.waiters).max(1).W)
+  /** The drain's pick register (several slots; zero with one slot): valid, and its waiter one-hot. */
+  val pickValid = Bool()
+  val waiterPicked = UInt(p.waiters.W)
   val atsValid = Bool()
   val slotWaiters = UInt((p.slots * log2Ceil(p.waiters + 1)).W)
 }

@@ -48,7 +48,8 @@ class Waiter(p: DevTlbParams) extends Bundle {
   * ==Structure==
   * Slots 0 .. ptbEntries-1 are demand slots, the rest prefetch slots; the slot number is the ATS
   * tag. Waiters live in a pool; the drain moves the lowest-numbered ready waiter into a response
-  * register, and the waiter (and its slot, when it was the last) is freed at that response's
+  * register (with `copyResp` through a pick register first, a cycle deeper: docs/devtlb.md
+  * "Timing"), and the waiter (and its slot, when it was the last) is freed at that response's
   * handshake, visible to operations responding from the next cycle.
   *
   * Every method that changes state is called from the respond stage of [[DevTlb]] (one operation
@@ -189,18 +190,19 @@ class SlotTable(p: DevTlbParams) {
     * (zero when the register is empty), else its own `out` flag.
     */
   def isOut(j: Int): Bool = if (copyResp) outOH(j) else waiter(j).out
-  private val readyVec = VecInit((0 until p.waiters).map(j => wValid(j) && waiter(j).ready && !isOut(j)))
+  /** With `copyResp`, the drain's first stage (docs/devtlb.md "Timing", the drain's pick
+    * register, **decided** 2026-11-28): the first ready waiter one-hot, loaded while it is empty
+    * or moving into the response register; the response register then loads the picked
+    * waiter's copy by one AND-OR. Zero when empty.
+    */
+  val pickV = if (copyResp) RegInit(false.B) else false.B
+  val pickOH: Vec[Bool] =
+    if (copyResp) RegInit(VecInit(Seq.fill(p.waiters)(false.B))) else VecInit(Seq.fill(p.waiters)(false.B))
+  private val readyVec = VecInit((0 until p.waiters).map(j =>
+    wValid(j) && waiter(j).ready && !isOut(j) && (if (copyResp) !pickOH(j) else true.B)))
 
   /** The lowest set bit, one-hot ([[SlotTable.firstOH]]). */
   private def firstOH(x: Seq[Bool]): Seq[Bool] = SlotTable.firstOH(x)
-
-  /** Whether any of `v` is set, and the data of the lowest set one (a tree of 4-way groups). */
-  private def firstOf(v: Seq[Bool], d: Seq[UInt]): (Bool, UInt) =
-    if (v.size <= 4) (v.reduce(_ || _), PriorityMux(v, d))
-    else {
-      val groups = v.zip(d).grouped((v.size + 3) / 4).map(g => firstOf(g.map(_._1), g.map(_._2))).toSeq
-      (groups.map(_._1).reduce(_ || _), PriorityMux(groups.map(_._1), groups.map(_._2)))
-    }
 
   /** At the drain's handshake: the drained waiter is freed (`clear`), and its slot (`slotOf`)
     * loses a waiter, and is freed when that was its last.
@@ -219,33 +221,26 @@ class SlotTable(p: DevTlbParams) {
   def drain(handshake: Bool): Unit = if (!copyResp) drainSlot(handshake) else {
     drainHs := handshake
     release(handshake, () => for (j <- 0 until p.waiters) when(outOH(j)) { wValid(j) := false.B }, () => outSlot)
+    // two stages: the pick register takes the first ready waiter (not picked, not in the
+    // response register) whenever it is empty or moves on; the response register takes the
+    // picked waiter whenever it is empty or answered, its fields by one AND-OR over the pick
+    // one-hot (the picked waiter cannot change: it is freed only by its own handshake)
     val load = !out || handshake
-    val any = readyVec.asUInt.orR
-    val oh = firstOH(readyVec)
     when(load) {
-      out := any
-      outOH := VecInit(oh)
-    }
-    when(load && any) {
-      outWaiter := OHToUInt(oh)
-      // the first ready waiter's fields by a tree of 4-way priority selects (each group's first
-      // ready, then the first group with one), not a 16- or 64-way chain
-      val w = firstOf(readyVec, waiter.map(x => Cat(x.slot, x.tag, x.fault, x.ppn, x.perm_r, x.perm_w)))._2
-      val f = w.asTypeOf(new Bundle {
-        val slot = UInt(p.atsTagBits.W)
-        val tag = UInt(p.tagBits.W)
-        val fault = Bool()
-        val ppn = UInt(p.ppnBits.W)
-        val perm_r = Bool()
-        val perm_w = Bool()
-      })
-      outSlot := f.slot
-      outResp.tag := f.tag
-      outResp.fault := f.fault
-      outResp.ppn := f.ppn
-      outResp.perm_r := f.perm_r
-      outResp.perm_w := f.perm_w
+      out := pickV
+      outOH := pickOH
+      outWaiter := OHToUInt(pickOH)
+      outSlot := Mux1H(pickOH, waiter.map(_.slot))
+      outResp.tag := Mux1H(pickOH, waiter.map(_.tag))
+      outResp.fault := Mux1H(pickOH, waiter.map(_.fault))
+      outResp.ppn := Mux1H(pickOH, waiter.map(_.ppn))
+      outResp.perm_r := Mux1H(pickOH, waiter.map(_.perm_r))
+      outResp.perm_w := Mux1H(pickOH, waiter.map(_.perm_w))
       outResp.source := Source.Completion.U
+    }
+    when(!pickV || load) {
+      pickV := readyVec.asUInt.orR
+      pickOH := VecInit(firstOH(readyVec))
     }
   }
 
