@@ -13,9 +13,9 @@ selects), and each case then reports its own test's verdict from that run.
 * A test without a verdict (the simulator stopped early) is rerun alone.
 * Regression seeds and the random suites run alone as before (their own seed and length).
 * Sharing needs all cases of a configuration on one pytest-xdist worker: the root conftest.py
-  puts them in one ``xdist_group`` and the Makefile runs ``--dist loadgroup``. Under another
-  distribution (and with pytest 9.2 + pytest-xdist 3.8, where the group is not applied: root
-  conftest.py) a configuration's cases can land on both workers. The first worker to ask runs
+  puts them in one ``xdist_group`` (applied to the node id there, for pytest 9) and the
+  Makefile runs ``--dist loadgroup``. Under another distribution a configuration's cases can
+  land on both workers. The first worker to ask runs
   the shared simulation under a lock and leaves its result under build/sim/<config>/; a case
   of the other worker that asks while the lock is held runs alone (waiting would idle that
   worker's core for the whole shared run), and asks again for the next case.
