@@ -261,7 +261,8 @@ module pml_logger_fv (
     .dbg_csrCtx(d_csrCtx), .dbg_csrWdata(d_csrWdata), .dbg_csrAt(d_csrAt),
     .dbg_csrReadSel(d_csrReadSel), .dbg_csrCtxOH(d_csrCtxOH), .dbg_csrWIn(d_csrWIn),
     .dbg_csrWInDec(d_csrWInDec), .dbg_csrWe(d_csrWe),
-    .dbg_candValid_0(), .dbg_candValid_1()   // read through pk_candValid_* (pml.sby)
+    .dbg_candValid_0(), .dbg_candValid_1(),  // read through pk_candValid_* (pml.sby)
+    .dbg_decValid(), .dbg_decIgnore()       // read through pk_dec_valid / pk_dec_ignore (pml.sby)
   );
 
   // ------------------------------------------------------------------ internal views (pml.sby)

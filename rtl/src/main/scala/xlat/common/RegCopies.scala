@@ -17,4 +17,28 @@ object RegCopies {
     val inverted = RegNext(~d)
     (plain, ~inverted)
   }
+
+  /** `d` registered in `n` copies (1 to 4) that synthesis keeps apart, each read back as
+    * `RegNext(d)`, for a register whose consumers are split into up to four groups (a select
+    * driving four slices of a wide multiplexer). Copies 0 and 1 are those of [[two]] (plain and
+    * complemented, no reset); copies 2 and 3 are the same two kinds with a synchronous reset
+    * (the complement reset to all ones, the plain copy reset to all ones), the only other
+    * difference between flip-flops on the same input that Yosys does not merge. So copy 2 reads
+    * 0 and copy 3 all ones in the cycle after reset; every copy equals `RegNext(d)` from the
+    * second cycle after reset on, and copies 0 and 1 in every cycle. None of them is the plain
+    * register with reset value 0 (`RegInit(0.U)`), so a register of the caller written that
+    * way on the same `d` stays apart from all of them.
+    */
+  def many(d: UInt, n: Int, name: String = "copy"): Seq[UInt] = {
+    require(n >= 1 && n <= 4, s"RegCopies.many: 1 to 4 copies, got $n")
+    val ones = ~0.U(d.getWidth.W)
+    def named(r: UInt, k: Int): UInt = r.suggestName(s"${name}_$k")
+    val all = Seq(
+      () => named(RegNext(d), 0),
+      () => ~named(RegNext(~d), 1),
+      () => ~named(RegNext(~d, ones), 2),
+      () => named(RegNext(d, ones), 3)
+    )
+    all.take(n).map(_())
+  }
 }

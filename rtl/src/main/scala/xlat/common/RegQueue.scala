@@ -26,11 +26,21 @@ import chisel3.util._
   * guarantee that an enqueue in cycle t+1 had that room in cycle t (PmlLogger's input credit
   * does: its decide stage's event was accepted against the count and the event before it);
   * `enq.ready` stays "not full". The default (0) keeps the behaviour above.
+  *
+  * ==Read copies==
+  * With `readCopies` = n > 0 (1 to 4) `deq.bits` is read through n copies of the head pointer
+  * ([[RegCopies.many]]): bit b of the entry's field `name` (`_`-joined below the top, a Vec
+  * element by its index) through copy `readCopyOf(name, b)`, by default about 1/n of the bits
+  * each by position. The head pointer of a wide entry otherwise drives every bit's read
+  * multiplexer, one net spread over the placement; a consumer that splits the entry's bits among distant places gives each place
+  * its copy. No cycle changes; a copy may differ from the head in the cycle after reset only,
+  * when the queue is empty. The default (0) reads through the head itself.
   */
 class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false, peekAll: Boolean = false,
-                          writeAhead: Int = 0) extends Module {
+                          writeAhead: Int = 0, readCopies: Int = 0, readCopyOf: Option[(String, Int) => Int] = None) extends Module {
   require(depth >= 1, s"RegQueue depth must be >= 1, got $depth")
   require(writeAhead >= 0, s"RegQueue writeAhead must be >= 0, got $writeAhead")
+  require(readCopies >= 0 && readCopies <= 4, s"RegQueue readCopies must be in 0..4, got $readCopies")
   private val ptrBits = log2Ceil(depth).max(1)
   val io = IO(new Bundle {
     val enq = Flipped(Decoupled(gen))
@@ -54,7 +64,28 @@ class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false, peekA
 
   io.enq.ready := count =/= depth.U
   io.deq.valid := count =/= 0.U
-  io.deq.bits := data(head)
+  if (readCopies == 0 || depth == 1) io.deq.bits := data(head)
+  else {
+    val heads = RegCopies.many(Mux(io.deq.fire, next(head), head), readCopies, "headCopy")
+    val total = gen.getWidth
+    val slotLeaves = data.map(d => namedLeaves(d).map(_._2))
+    var base = 0
+    for (((name, out), li) <- namedLeaves(io.deq.bits).zipWithIndex) {
+      val w = out.getWidth
+      val owner = (0 until w).map { b =>
+        val k = readCopyOf.map(_(name, b)).getOrElse((base + b) * readCopies / total)
+        require(k >= 0 && k < readCopies, s"RegQueue readCopyOf($name, $b) = $k"); k
+      }
+      // runs of consecutive bits read through the same copy, lowest first
+      val runs = (0 until w).foldLeft(List.empty[(Int, Int, Int)]) {
+        case ((lo, hi, k) :: rest, b) if owner(b) == k => (lo, b, k) :: rest
+        case (acc, b)                                  => (b, b, owner(b)) :: acc
+      }
+      val parts = runs.map { case (lo, hi, k) => VecInit(slotLeaves.map(_(li).asUInt(hi, lo)))(heads(k)) }
+      out := Cat(parts).asTypeOf(out)
+      base += w
+    }
+  }
   io.count := count
   io.second.foreach { s => s.valid := count >= 2.U; s.bits := (if (depth == 1) data(0) else data(next(head))) }
   io.all.foreach { a =>
@@ -105,6 +136,16 @@ class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false, peekA
   tail := tailNext
   when(io.deq.fire) { head := next(head) }
   count := count + io.enq.fire.asUInt - io.deq.fire.asUInt
+
+  /** [[leaves]] with their names (a field's name, `_`-joined below the top; a Vec's index). */
+  private def namedLeaves(d: Data, prefix: String = ""): Seq[(String, Data)] = {
+    def sub(n: String) = if (prefix.isEmpty) n else s"${prefix}_$n"
+    d match {
+      case r: Record => r.elements.toSeq.reverse.flatMap { case (n, x) => namedLeaves(x, sub(n)) }
+      case v: Vec[_] => v.zipWithIndex.flatMap { case (x, i) => namedLeaves(x, sub(i.toString)) }
+      case x         => Seq(prefix -> x)
+    }
+  }
 
   /** The ground elements of `d` (a Bundle's fields, a Vec's elements), in a fixed order. */
   private def leaves(d: Data): Seq[Data] = d match {

@@ -78,4 +78,8 @@ class PmlDbg(p: PmlParams) extends Bundle {
   val csrWe = UInt((PmlRegs.all(p).size * p.contexts).W)
   /** the scheduler's candidate registers (the pick is computed without them; invariants I5, I6) */
   val candValid = Vec(p.contexts, Bool())
+  /** The decide stage's valid (the stage register; the logic reads the credits instead). */
+  val decValid = Bool()
+  /** The decide stage's ignore bit (the stage register; the logic reads `decIgnored`). */
+  val decIgnore = Bool()
 }

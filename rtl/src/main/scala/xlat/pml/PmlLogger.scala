@@ -61,6 +61,10 @@ class PmlLogger(val p: PmlParams) extends Module {
   })
 
   private val C = p.contexts
+  /** The output register's write is selected in this many slices of its address and data, each
+    * by its own copies of the select's drivers (fifteenth round, "Pipeline timing").
+    */
+  private val OutSlices = 4
   private val regs = PmlRegs.all(p)
   private def off(name: String): Int = regs.find(_.name == name).get.offset
   private def zeros(n: Int, w: Int) = RegInit(VecInit(Seq.fill(n)(0.U(w.W))))
@@ -146,24 +150,33 @@ class PmlLogger(val p: PmlParams) extends Module {
   // write or a bad access has none set, so `rdata` is 0 for them without a multiplexer behind
   // the AND-OR (`csrReadSel`, with its bad-access entry, stays for the proofs' view).
   private val rdSel = RegNext(VecInit(regs.map(r => !creq.write && atIn(r.name))))
-  private val rdata = Mux1H(
-    rdSel,
-    regs.map { r =>
-      r.name match {
-        case "CTRL"       => (ctrlEpml(ci) << PmlRegs.Bits.ctrlEpml | ctrlPml(ci) << PmlRegs.Bits.ctrlPml).pad(64)
-        case "PML_ADDR"   => Cat(pmlAddr(ci), 0.U(12.W)).pad(64)
-        case "PML_INDEX"  => pmlIndex(ci).pad(64)
-        case "GPML_ADDR"  => Cat(gpmlAddr(ci), 0.U(12.W)).pad(64)
-        case "GPML_INDEX" => gpmlIndex(ci).pad(64)
-        case "TRACK_ASID" => trackAsid(ci).pad(64)
-        case "IRQ_VECTOR" => irqVector(ci).pad(64)
-        case "STATUS" =>
-          (writeError(ci) << PmlRegs.Bits.writeError | guestFull(ci) << PmlRegs.Bits.guestFull |
-            full(ci) << PmlRegs.Bits.full).pad(64)
-        case "ACK" => 0.U(64.W)
-      }
-    }
-  )
+  // The read multiplexer by the staged context is built in four slices of the read data (bits
+  // 0-7, 8-15, 16-33, 34-51 with paBits 52: about 35 multiplexed bits each), each by its own copy of the
+  // context register (xlat.common.RegCopies.many; fifteenth round, no cycle change): the one
+  // `ci` drove the 8-way multiplexer of every readable bit (~140 of them), a long net in the
+  // routed critical paths of the tenth, thirteenth and fourteenth rounds (`ci` -> `csr_resp`).
+  private val ciS = RegCopies.many(ciIn, OutSlices, "ciCopy")
+  // (every readable bit is below paBits, an address's top; paBits >= 32)
+  private val rdMid = 16 + (p.paBits - 16) / 2
+  private val rdSlices = Seq((0, 8), (8, 16), (16, rdMid), (rdMid, p.paBits))
+  /** Register `name` of context c as read (64 bits, constant context: no multiplexer). */
+  private def readValue(name: String, c: Int): UInt = name match {
+    case "CTRL"       => (ctrlEpml(c) << PmlRegs.Bits.ctrlEpml | ctrlPml(c) << PmlRegs.Bits.ctrlPml).pad(64)
+    case "PML_ADDR"   => Cat(pmlAddr(c), 0.U(12.W)).pad(64)
+    case "PML_INDEX"  => pmlIndex(c).pad(64)
+    case "GPML_ADDR"  => Cat(gpmlAddr(c), 0.U(12.W)).pad(64)
+    case "GPML_INDEX" => gpmlIndex(c).pad(64)
+    case "TRACK_ASID" => trackAsid(c).pad(64)
+    case "IRQ_VECTOR" => irqVector(c).pad(64)
+    case "STATUS" =>
+      (writeError(c) << PmlRegs.Bits.writeError | guestFull(c) << PmlRegs.Bits.guestFull |
+        full(c) << PmlRegs.Bits.full).pad(64)
+    case "ACK" => 0.U(64.W)
+  }
+  // slice [lo, hi) of every register, each multiplexed by the slice's context copy k
+  private val rdata = Cat(rdSlices.zip(ciS).reverse.map { case ((lo, hi), k) =>
+    Mux1H(rdSel, regs.map(r => VecInit((0 until C).map(c => readValue(r.name, c)(hi - 1, lo)))(k)))
+  }).pad(64)
   // answered in the cycle the access applies: the registers at the start of that cycle
   io.csr_resp.valid := csrValid
   io.csr_resp.bits.rdata := rdata
@@ -193,8 +206,19 @@ class PmlLogger(val p: PmlParams) extends Module {
   // Not with the filter (measured, docs/pml-logger.md "FPGA", ninth round: there the slot
   // enable is not critical and the 128 enable flops cost pml_dedup 3.8 / 6.1 MHz at seeds 1 / 2).
   private val eventBits = (new PmlEvent(p)).getWidth
+  // Each queue's head is read through four copies of its head pointer (`RegQueue` `readCopies`,
+  // issue 9, fifteenth round; no cycle change): the pointer drove the read multiplexer of all
+  // 85 bits of the event, a routed critical path into the output register. The copies follow
+  // the output's data slices (bits 0-31 and 32-63 of the write's data): copy 0 reads the GPA
+  // bits of the low slice, 1 the GVA bits of the low slice, 2 and 3 those of the high slice.
+  private def eventCopyOf(field: String, bit: Int): Int = field match {
+    case "gpa" => if (bit + 12 >= 32) 2 else 0
+    case "gva" => if (bit + 12 >= 32) 3 else 1
+    case _     => 0
+  }
   private val queues = Seq.fill(C)(Module(new RegQueue(new PmlEvent(p), p.queueDepth,
-    writeAhead = if (p.staged && p.dedupEntries == 0) (eventBits + 21) / 22 else 0)))
+    writeAhead = if (p.staged && p.dedupEntries == 0) (eventBits + 21) / 22 else 0, readCopies = OutSlices,
+    readCopyOf = Some(eventCopyOf))))
   private val ev = io.dirty.bits
   private val ectx = ev.vmid
   private val ek = ectx(p.ctxBits - 1, 0)
@@ -238,8 +262,20 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val forgetDec = Stage(forget, timing.hitReg)
   /** The decide stage's event hit the filter (a filter hit is decided here). */
   private val dedupHit = WireDefault(false.B)
-  private val decDrop = dec.bits.ignore || dedupHit
-  private val decFill = dec.valid && !decDrop
+  // the credits (below, with `dirty_ready`)
+  private val wantsOf = (0 until C).map(c => wantPmlOf(c) || wantGuestOf(c))
+  private val room = Wire(Vec(C, Bool()))
+  private val decHeld = (0 until C).map(c => RegNext(io.dirty.valid && ctxSel(c) && wantsOf(c) && room(c), false.B))
+  // The decide stage's event as the logic reads it (issue 9, fifteenth round; no cycle change):
+  // "it is ignored" and "it is not ignored" (`decLive`) without the stage's valid, whose input
+  // is `dirty` fire and so `dirty_ready`'s select by vmid. An ignored event is always accepted
+  // (`dirty_ready` is high for it), so the first is "valid and ignored" registered; an accepted
+  // event that is not ignored holds exactly one credit, so the second is the OR of the credits,
+  // in parallel with the filter's hit (itself an OR over a registered hit vector). The stage's
+  // valid (`dec.valid`) and ignore bit are left to the proofs' view (`dbg_decValid`, `dbg_decIgnore`).
+  private val decIgnored = Stage.carry(io.dirty.valid && ignore, timing.hitReg)
+  private val decLive = if (timing.hitReg) decHeld.reduce(_ || _) else dec.valid && !dec.bits.ignore
+  private val decFill = decLive && !dedupHit
   dedup.foreach { c =>
     val matched = c.valid.zip(c.entries).map { case (v, x) => v && x.ctx === ek && x.gpa === ev.gpa }
     val forgot = c.entries.map(x => forgetDec.valid && x.ctx === forgetDec.bits)
@@ -254,7 +290,7 @@ class PmlLogger(val p: PmlParams) extends Module {
     val (h, _, way) = c.first(Stage.carry(VecInit(hits), timing.hitReg))
     dedupHit := h
     // Only events the logger would log use the filter: an ignored event leaves it untouched.
-    when(dec.valid && !dec.bits.ignore && h) { c.touch(way) }
+    when(decLive && h) { c.touch(way) }
     when(decFill) {
       val x = Wire(new DedupEntry(p)); x.ctx := dec.bits.ctx; x.gpa := dec.bits.ev.gpa
       c.fill(x, 0.U)
@@ -277,9 +313,6 @@ class PmlLogger(val p: PmlParams) extends Module {
   // one-hot's decode and AND-OR behind the asid compare. The credit of context c is also
   // written per context ("valid, context c, c wants it, c has room" is "accepted, not ignored,
   // context c"), so it does not wait for `dirty_ready`'s select.
-  private val wantsOf = (0 until C).map(c => wantPmlOf(c) || wantGuestOf(c))
-  private val room = Wire(Vec(C, Bool()))
-  private val decHeld = (0 until C).map(c => RegNext(io.dirty.valid && ctxSel(c) && wantsOf(c) && room(c), false.B))
   // the decide stage's event enters queue c: held by c's credit and not dropped by the filter
   // (without the filter the credit is exactly "the decide stage holds c's event")
   private val decEnq = (0 until C).map(c => decHeld(c) && !dedupHit)
@@ -365,7 +398,6 @@ class PmlLogger(val p: PmlParams) extends Module {
   // A free register's payload is not presented (valid low); write / wmask are constants.
   private val outValid = RegInit(false.B)
   private val outId = RegInit(0.U(p.idBits.W))
-  private val outStalled = RegInit(false.B)
   // `outFresh` is kept in two halves (issue 9, fourteenth round; no cycle change): the
   // candidates of contexts 0 .. C/2-1 and of C/2 .. C-1 are each multiplexed by their half of the
   // pick into a register of their own (a 4-way AND-OR each in pml_default, the pick's half
@@ -375,12 +407,28 @@ class PmlLogger(val p: PmlParams) extends Module {
   // one level shorter and end in registers that can sit beside their four contexts.
   private val outFreshLoAddr, outFreshHiAddr, outHoldAddr = Reg(UInt(p.paBits.W))
   private val outFreshLoData, outFreshHiData, outHoldData = Reg(UInt(64.W))
-  private val outFreshHi = Reg(Bool())
-  private val outAddr = Mux(outStalled, outHoldAddr, Mux(outFreshHi, outFreshHiAddr, outFreshLoAddr))
-  private val outData = Mux(outStalled, outHoldData, Mux(outFreshHi, outFreshHiData, outFreshLoData))
+  // The output's slices (fifteenth round; no cycle change): address bits [0, a) and [a, paBits),
+  // data bits [0, 32) and [32, 64); each slice is selected by its own copies of the select's
+  // drivers (xlat.common.RegCopies.many: the pick, each context's candGuest, each queue's head
+  // pointer, and behind the registers "the pick was in the upper half" and the stall), so no
+  // driver has more than ~30 loads of the 116 (each had ~116, the routed critical paths of the
+  // fourteenth round: long nets from the select's flop to the half's AND-OR).
+  private val addrCut = p.paBits / 2
+  private val sliceBits = Seq((0, addrCut), (addrCut, p.paBits), (0, 32), (32, 64))
+  private def slices(x: UInt, addr: Boolean): Seq[UInt] =
+    (if (addr) sliceBits.take(2) else sliceBits.drop(2)).map { case (lo, hi) => x(hi - 1, lo) }
+  private val outFreshHiS = Wire(Vec(OutSlices, Bool()))
+  private val outStalledS = RegCopies.many((outValid && !io.mem_req.ready).asUInt, OutSlices, "outStalledCopy").map(_.asBool)
+  private def outSlice(s: Int, hold: UInt, hi: UInt, lo: UInt, addr: Boolean): UInt = {
+    val k = if (addr) s else s - 2
+    Mux(outStalledS(s), slices(hold, addr)(k), Mux(outFreshHiS(s), slices(hi, addr)(k), slices(lo, addr)(k)))
+  }
+  private val outAddr = Cat(outSlice(1, outHoldAddr, outFreshHiAddr, outFreshLoAddr, true),
+    outSlice(0, outHoldAddr, outFreshHiAddr, outFreshLoAddr, true))
+  private val outData = Cat(outSlice(3, outHoldData, outFreshHiData, outFreshLoData, false),
+    outSlice(2, outHoldData, outFreshHiData, outFreshLoData, false))
   outHoldAddr := outAddr
   outHoldData := outData
-  outStalled := outValid && !io.mem_req.ready
   private val outGuest = RegInit(false.B)
   private val outCtx = RegInit(0.U(p.ctxBits.W))
   io.mem_req.valid := outValid
@@ -403,6 +451,12 @@ class PmlLogger(val p: PmlParams) extends Module {
   // not loadable; it is absent only in the cycle an event reaches the head of an empty queue
   // (docs/pml-logger.md, "Pipeline timing").
   private val candValid, candGuest = falses(C)
+  // Next cycle's candGuest and pick (assigned below), for their slice copies (fifteenth round):
+  // copy s of each drives only slice s of the output register's select.
+  private val candGuestNext, pickNext = Wire(Vec(C, Bool()))
+  private val candGuestS = (0 until C).map(c =>
+    RegCopies.many(candGuestNext(c).asUInt, OutSlices, s"candGuestCopy_$c").map(_.asBool))
+  private val pickS = RegCopies.many(pickNext.asUInt, OutSlices, "pickCopy")
   // The pick and "a load happens" (anyPick) are computed from next cycle's candidates directly,
   // so candValid itself drives only the proofs' view (dbg_candValid; invariants I5, I6: the pick
   // is the round robin over the candidates, each exact or absent); without formalPorts it is
@@ -430,18 +484,26 @@ class PmlLogger(val p: PmlParams) extends Module {
   private def entryAddr(base: UInt, index: UInt): UInt = Cat(base, Cat(index(log2Ceil(p.entries) - 1, 0), 0.U(3.W)).pad(12))
   // Each context's candidate write (address and data of its candidate part) is selected by its
   // candGuest register beside the pick; the pick then multiplexes 8 ways, not 16.
-  private val candAddr = (0 until C).map(c =>
-    Mux(candGuest(c), entryAddr(gpmlAddr(c), gpmlIndex(c)), entryAddr(pmlAddr(c), pmlIndex(c))))
-  private val candData = heads.zip(candGuest).map { case (h, g) => Mux(g, sext(h.bits.gva), Cat(h.bits.gpa, 0.U(12.W)).pad(64)) }
+  // Slice s of context c's candidate write is selected by c's candGuest copy s, and the half's
+  // AND-OR of slice s by the pick's copy s.
+  private def candAddr(c: Int, s: Int): UInt = slices(
+    Mux(candGuestS(c)(s), entryAddr(gpmlAddr(c), gpmlIndex(c)), entryAddr(pmlAddr(c), pmlIndex(c))), addr = true)(s)
+  private def candData(c: Int, s: Int): UInt = {
+    val h = heads(c)
+    slices(Mux(candGuestS(c)(s), sext(h.bits.gva), Cat(h.bits.gpa, 0.U(12.W)).pad(64)), addr = false)(s - 2)
+  }
   private val pickLo = 0 until (C + 1) / 2
   private val pickHi = (C + 1) / 2 until C
-  private def half(r: Seq[Int], xs: Seq[UInt], w: Int): UInt =
-    if (r.isEmpty) 0.U(w.W) else Mux1H(r.map(pickOH(_)), r.map(xs(_)))
-  outFreshLoAddr := half(pickLo, candAddr, p.paBits)
-  outFreshHiAddr := half(pickHi, candAddr, p.paBits)
-  outFreshLoData := half(pickLo, candData, 64)
-  outFreshHiData := half(pickHi, candData, 64)
-  outFreshHi := pickHi.map(pickOH(_)).foldLeft(false.B)(_ || _)
+  private def half(r: Seq[Int], s: Int, x: (Int, Int) => UInt): UInt = {
+    val (lo, hi) = sliceBits(s)
+    if (r.isEmpty) 0.U((hi - lo).W) else Mux1H(r.map(c => pickS(s)(c)), r.map(c => x(c, s)))
+  }
+  outFreshLoAddr := Cat(half(pickLo, 1, candAddr), half(pickLo, 0, candAddr))
+  outFreshHiAddr := Cat(half(pickHi, 1, candAddr), half(pickHi, 0, candAddr))
+  outFreshLoData := Cat(half(pickLo, 3, candData), half(pickLo, 2, candData))
+  outFreshHiData := Cat(half(pickHi, 3, candData), half(pickHi, 2, candData))
+  outFreshHiS := VecInit(RegCopies.many(pickHi.map(pickOH(_)).foldLeft(false.B)(_ || _).asUInt, OutSlices,
+    "outFreshHiCopy").map(_.asBool))
   when(load) {
     outValid := true.B
     outId := freeTag
@@ -529,7 +591,8 @@ class PmlLogger(val p: PmlParams) extends Module {
     val pmlAfter = Mux(popLoaded, secondPmlR(c), pRem && candGuest(c)) && ctrlPml(c) && pOkLoaded
     val guestAfter = Mux(popLoaded, secondGuestR(c), gRem && !candGuest(c)) && ctrlEpml(c) && gOkLoaded
     candValid(c) := Mux(loaded, pmlAfter || guestAfter, pmlIdle || guestIdle)
-    candGuest(c) := Mux(loaded, !pmlAfter, !pmlIdle)
+    candGuestNext(c) := Mux(loaded, !pmlAfter, !pmlIdle)
+    candGuest(c) := candGuestNext(c)
     candAfter(c) := pmlAfter || guestAfter
     // the idle candidate from registers (the pick's inputs; a CSR write of this cycle is not in it)
     candIdleReg(c) := (pmlNextIdle && ctrlPml(c) && pmlIn(c)) || (guestNextIdle && ctrlEpml(c) && gpmlIn(c))
@@ -560,7 +623,8 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val pickIfNot = RoundRobin.firstAfter(reqIfNot, afterLast)
   for (j <- 0 until C) {
     when(load) { afterLast(j) := afterPick(j) }
-    pickOH(j) := Mux(load, pickIfLoad(j), pickIfNot(j))
+    pickNext(j) := Mux(load, pickIfLoad(j), pickIfNot(j))
+    pickOH(j) := pickNext(j)
   }
   anyPick := Mux(load, orOf(reqIfLoad), orOf(reqIfNot))
 
@@ -634,9 +698,22 @@ class PmlLogger(val p: PmlParams) extends Module {
   private val ignoredCount = {
     val width = PerfCounter.width
     val dropSum = RegNext(PopCount(pmlDropped ++ guestDropped), 0.U)
-    val ignoredEv = RegNext(dec.valid && dec.bits.ignore, false.B)
+    val ignoredEv = RegNext(decIgnored, false.B)
     val count = RegInit(0.U(width.W))
     val next = count +& (dropSum +& ignoredEv)
+    count := Mux(next(width), ((BigInt(1) << width) - 1).U(width.W), next(width - 1, 0))
+    count
+  }
+  // perf_stallCycles: the cycle's stall registered per context ("valid, context c, c wants it, c
+  // has no room", at most one set) and ORed in front of the adder (fifteenth round; the same
+  // cycles as PerfCounter: one register, then the add), so `dirty_ready`'s select by vmid is not
+  // in front of the event's register (the routed critical path of pml_default at seed 1 in the
+  // fourteenth round). An unknown or ignored event is never stalled.
+  private val stallCount = {
+    val width = PerfCounter.width
+    val stallOf = (0 until C).map(c => RegNext(io.dirty.valid && ctxSel(c) && wantsOf(c) && !room(c), false.B))
+    val count = RegInit(0.U(width.W))
+    val next = count +& stallOf.reduce(_ || _).asUInt
     count := Mux(next(width), ((BigInt(1) << width) - 1).U(width.W), next(width - 1, 0))
     count
   }
@@ -646,10 +723,10 @@ class PmlLogger(val p: PmlParams) extends Module {
     "guestLogged" -> PerfCounter(respOk && tagGuest(rid)),
     "exits" -> PerfCounter(io.exit.fire),
     "guestIrqs" -> PerfCounter(io.guestIrq.fire),
-    "stallCycles" -> PerfCounter(io.dirty.valid && !io.dirty.ready),
+    "stallCycles" -> stallCount,
     "writeErrors" -> PerfCounter(respKnown && io.mem_resp.bits.error),
     "ignored" -> ignoredCount,
-    "deduped" -> PerfCounter(dec.valid && !dec.bits.ignore && dedupHit),
+    "deduped" -> PerfCounter(decLive && dedupHit),
     "badCsrs" -> PerfCounter(csrValid && csrBad),
     "badMemResps" -> PerfCounter(io.mem_resp.valid && !tagBusy(rid))
   )
@@ -670,6 +747,8 @@ class PmlLogger(val p: PmlParams) extends Module {
     d.csrWIn := wIn; d.csrWInDec := wInDec
     d.csrWe := VecInit((0 until C).map(c => byOffset(n => if (n == "STATUS") false.B else we(n, c)))).asUInt
     d.candValid := candValid
+    d.decValid := dec.valid
+    d.decIgnore := dec.bits.ignore
   }
 }
 
