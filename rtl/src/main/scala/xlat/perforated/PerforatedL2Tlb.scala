@@ -88,8 +88,13 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   /** Flop storage (`storage = flops`) in distributed RAM, as DevTlb's: the same cycle behaviour
     * (combinational read into the row register) without a 1-of-`sets` multiplexer over every
     * entry bit; the formal configuration keeps registers (its `dbg` view reads every entry).
+    * With `storage = sram` an array of at most `lutramMaxSets` sets is built the same way: Yosys
+    * maps so shallow a memory to distributed RAM (DPR16X4) whatever it is declared as, and as
+    * an `sram` memory its read address was then every cell's address pin (perforated_default's
+    * 32-set 2 MiB array, the routed critical path of 2026-11-28); as lutram it gets `addrReg`.
+    * The owner sees the same rows: both read with latency 1 and no set is read while written.
     */
-  private def lutram(sets: Int): Boolean = !p.sram && !p.formalPorts && sets > 1
+  private def lutram(sets: Int): Boolean = (!p.sram || sets <= PerforatedL2Tlb.lutramMaxSets) && !p.formalPorts && sets > 1
   /** The distributed RAMs' read register on the address (`SetAssocStorage(addrReg)`, as DevTlb's):
     * the acceptance's set multiplexer loads one small register per way and each way's cells are
     * read from their own copy in match, instead of the multiplexer driving the address pin of
@@ -100,9 +105,9 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     * decide stage's set (the fill lands in respond, the cycle after).
     */
   private def addrReg(sets: Int): Boolean = lutram(sets) && timing.readReg && timing.selReg
-  private val a4k = Module(new SetAssocStorage(new E4k(p), p.sets4k, p.ways4k, p.sram, readReg = timing.readReg,
+  private val a4k = Module(new SetAssocStorage(new E4k(p), p.sets4k, p.ways4k, p.sram && !lutram(p.sets4k), readReg = timing.readReg,
     lutram = lutram(p.sets4k), addrReg = addrReg(p.sets4k)))
-  private val a2m = Module(new SetAssocStorage(new E2m(p), p.sets2m, p.ways2m, p.sram, readReg = timing.readReg,
+  private val a2m = Module(new SetAssocStorage(new E2m(p), p.sets2m, p.ways2m, p.sram && !lutram(p.sets2m), readReg = timing.readReg,
     lutram = lutram(p.sets2m), addrReg = addrReg(p.sets2m)))
   /** Per-set state in distributed RAM instead of flops (every configuration but the formal one,
     * whose `dbg` view reads every valid bit): see [[ArrayValid]], [[ArrayPlru]] and `bmWords`.
@@ -1035,4 +1040,11 @@ class WordStore(n: Int, width: Int, ram: Boolean) {
     mem.foreach(_.write(idx(i), data))
   }
   def all: Vec[UInt] = regs.get
+}
+
+object PerforatedL2Tlb {
+  /** The deepest `storage = sram` array built as distributed RAM (see `lutram`): 32 sets, the
+    * depth below which Yosys's ECP5 mapping chose DPR16X4 over DP16KD for the 2 MiB array.
+    */
+  val lutramMaxSets = 32
 }
