@@ -6,7 +6,11 @@ place-and-route tool a design with five pins whose timing is the block's own
 register-to-register paths:
 
   * ``clk``   drives the block's ``clock`` (nextpnr promotes it to a global clock);
-  * ``rst``   goes through two flip-flops (synchroniser) to the block's ``reset``;
+  * ``rst``   goes through two flip-flops (synchroniser) and an ECP5 ``DCCA`` global buffer to the
+              block's ``reset``: every register with a reset value has it on its slice's LSR input,
+              hundreds of loads across the die, which a board design puts on a global network as
+              it does the clock (nextpnr promotes only clocks by itself; a DCCA it places and routes
+              onto one of the 8 globals that reach the fabric);
   * ``si``    feeds a shift chain holding one flip-flop per block input bit: every block input
               is driven straight from a flip-flop, and all of them are independent (no constant
               the synthesiser could propagate into the block);
@@ -57,6 +61,8 @@ def wrapper_text(manifest, top="fpga_top"):
     L.append(f"module {top} (input wire clk, input wire rst, input wire si, input wire load, output wire so);")
     L.append("  reg [1:0] rst_q;")
     L.append("  always @(posedge clk) rst_q <= {rst_q[0], rst};")
+    L.append("  wire rst_g;")
+    L.append("  DCCA rst_dcc (.CLKI(rst_q[1]), .CE(1'b1), .CLKO(rst_g));")
     if n_in:
         L.append(f"  reg [{n_in - 1}:0] in_q;")
         if n_in == 1:
@@ -88,7 +94,7 @@ def wrapper_text(manifest, top="fpga_top"):
     for p in clocks:
         conns.append(f"    .{p['name']}(clk)")
     for p in resets:
-        conns.append(f"    .{p['name']}(rst_q[1])")
+        conns.append(f"    .{p['name']}(rst_g)")
     L.append(f"  (* keep_hierarchy *) {mod} dut (")
     L.append(",\n".join(conns))
     L.append("  );")

@@ -124,16 +124,30 @@ class SlotTable(p: DevTlbParams) {
     slot(i).stale := false.B
   }
 
+  /** With `copyResp`: every free waiter takes the request in respond (its tag, `write`, and the
+    * slot it would wait for, `slotNo`: the merge vector's slot, else the free demand slot) and a
+    * new waiter's `ready` in every cycle, so only `wValid` waits for the merge / allocate
+    * decision ([[addWaiter]]); nothing reads a free waiter's fields.
+    */
+  def preloadWaiters(tag: UInt, write: Bool, slotNo: UInt): Unit = if (copyResp) for (j <- 0 until p.waiters) when(!wValid(j)) {
+    waiter(j).tag := tag
+    waiter(j).write := write
+    waiter(j).slot := slotNo
+    waiter(j).ready := false.B
+  }
+
   /** A request waits for slot `s` (one-hot); `fresh`: the slot was allocated in this cycle. */
   def addWaiter(s: Seq[Bool], tag: UInt, write: Bool): Unit = {
     val w = freeWaiterOH
     for (j <- 0 until p.waiters) when(w(j)) {
       wValid(j) := true.B
-      waiter(j).tag := tag
-      waiter(j).write := write
-      waiter(j).slot := OHToUInt(s)
-      waiter(j).ready := false.B
-      waiter(j).out := false.B
+      if (!copyResp) {
+        waiter(j).tag := tag
+        waiter(j).write := write
+        waiter(j).slot := OHToUInt(s)
+        waiter(j).ready := false.B
+        waiter(j).out := false.B
+      }
     }
     waiterTaken := true.B
     for (i <- 0 until p.slots) when(s(i)) { waitersInc(i) := true.B }
@@ -164,13 +178,19 @@ class SlotTable(p: DevTlbParams) {
     }
     for (j <- 0 until p.waiters) when(wValid(j) && waiter(j).slot === i) {
       waiter(j).ready := true.B
-      if (copyResp) {
-        waiter(j).ppn := Mux(fault, 0.U, frame)
-        waiter(j).perm_r := !fault && r
-        waiter(j).perm_w := !fault && w
-        waiter(j).fault := fault || Mux(waiter(j).write, !w, !r)
-      }
     }
+  }
+
+  /** With `copyResp`, called in every cycle with the translation of the completion in respond
+    * (whether there is one or not): every waiter that is not ready loads it as its response copy,
+    * so only `ready` waits for the completion's decision ([[complete]]); the copy of a ready
+    * waiter (the one the drain reads) is kept.
+    */
+  def loadCopies(frame: UInt, r: Bool, w: Bool, fault: Bool): Unit = if (copyResp) for (j <- 0 until p.waiters) when(!waiter(j).ready) {
+    waiter(j).ppn := Mux(fault, 0.U, frame)
+    waiter(j).perm_r := !fault && r
+    waiter(j).perm_w := !fault && w
+    waiter(j).fault := fault || Mux(waiter(j).write, !w, !r)
   }
 
   /** An invalidation covered the slots of `mask`: their completions are cached nowhere. */
