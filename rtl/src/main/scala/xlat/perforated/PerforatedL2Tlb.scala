@@ -28,6 +28,9 @@ import xlat.common._
   * One operation a cycle is accepted, by priority inval > mem_resp (a walk step) > req, and
   * passes the stages of [[LookupTiming]] in order:
   *  - '''read''' (acceptance): the set of the operation's page in both arrays;
+  *  - '''row''' (`rowReg`: storage = sram, latency 4; docs "Timing", 2026-11-28): the rows
+  *    registered a second time, the sets' valid words read, and the 2 MiB row (distributed
+  *    RAM) compared, all registered, so that match starts from flops;
   *  - '''match''': both rows against (asid, vpn): the hit vectors, which are also the same-key
   *    vectors of a step's fill, and (one compare: an invalidation's asid and page ride in the
   *    request's fields) an invalidation's coverage of the row; the PWC against the four prefixes
@@ -154,7 +157,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     * fills, which now land in the cycle after respond: the next operation compares the PWC in
     * match and the bitmap cache in pick, both after that).
     */
-  private val shadow = new WriteShadow(timing.writeShadow + (if (timing.selReg) 0 else 1))
+  private val shadow = new WriteShadow(p.writeShadow)
 
   private val sweeping = RegInit(false.B)
   private val sweepIdx = RegInit(0.U(log2Ceil(p.sweepSets).max(1).W))
@@ -162,12 +165,17 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
 
   // ---- read stage: accept one operation a cycle --------------------------------------------
   private val issue = Wire(Valid(new POp(p)))
-  private val c = Stage(issue, timing.readReg)
+  /** With `rowReg` the operation in the cycle its rows leave the arrays (the row stage), before
+    * they are registered a second time for match; else `c` itself.
+    */
+  private val rowStage = Option.when(p.rowReg)(Stage(issue, timing.readReg))
+  private val c = Stage(rowStage.getOrElse(issue), timing.readReg || p.rowReg)
+  private val c0 = rowStage.getOrElse(c)
   private val k = Stage(c, timing.hitReg)
   private val s = Stage(k, timing.selReg)
   /** Respond: one stage after decide (the old respond cycle, `s`), always a register. */
   private val rs = Stage(s, true)
-  private val held = Seq((c, timing.readReg), (k, timing.hitReg), (s, timing.selReg)).collect { case (x, true) => x } :+ rs
+  private val held = Seq((c0, p.rowReg), (c, timing.readReg), (k, timing.hitReg), (s, timing.selReg)).collect { case (x, true) => x } :+ rs
   private def isKind(x: Valid[POp], kd: OpKind.Type): Bool = x.valid && x.bits.kind === kd
   private val pipeEmpty = !held.map(_.valid).foldLeft(false.B)(_ || _)
   private val heldReqs = PopCount(held.map(isKind(_, OpKind.Req)))
@@ -243,11 +251,16 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   shadow.issue(io.inval.fire || goodStep || sweeping)
   private val sweepingNext = (io.inval.fire && !ivSingle && (p.sweepSets > 1).B) || (sweeping && sweepIdx =/= sweepLast)
   private val busyNext = shadow.busyAfter(io.inval.fire || goodStep || sweeping) || sweepingNext
-  private val stageIns = Seq((issue, timing.readReg), (c, timing.hitReg), (k, timing.selReg)).collect { case (x, true) => x } :+ s
+  private val stageIns = Seq((issue, timing.readReg), (c0, p.rowReg), (c, timing.hitReg), (k, timing.selReg)).collect { case (x, true) => x } :+ s
+  // (without `rowReg` `c0` is `c`: its entry is left out, `issue` is the input of `c`)
   private val emptyNext = !stageIns.map(_.valid).reduce(_ || _)
   freeR := !busyNext
   idleR := !busyNext && emptyNext
-  a4k.io.read.valid := issue.valid
+  // With `rowReg` the block RAM reads every cycle (no read enable): Yosys emulated the enable
+  // with a holding register and a multiplexer behind the RAM's output (the acceptance logic
+  // into it, and the multiplexer between the output and the compares). The row is used only
+  // for an accepted operation, and no set is written in a cycle an operation is accepted.
+  a4k.io.read.valid := (if (p.rowReg) true.B else issue.valid)
   a4k.io.read.bits := issue.bits.set4k
   a2m.io.read.valid := issue.valid
   a2m.io.read.bits := issue.bits.set2m
@@ -258,17 +271,35 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val opC = c.bits
   private val vpnC = opC.req.vpn
   private val asidC = opC.req.asid
-  private val rowC4 = a4k.io.readData
-  private val rowC2 = a2m.io.readData
-  private val v4kC = valid4k.read(opC.set4k)
-  private val v2mC = valid2m.read(opC.set2m)
+  // With `rowReg` the rows and the sets' valid words are read in the row stage and registered
+  // for match (docs "Timing", 2026-11-28: the 4 KiB array's block RAM output straight into the
+  // compares was the routed critical path). Nothing writes them between an operation's
+  // acceptance and its match: writes land in respond, behind the write shadow.
+  private def toMatch[T <: Data](d: T): T = Stage.carry(d, p.rowReg)
+  private val rowC4 = toMatch(a4k.io.readData)
+  private val rowC2 = toMatch(a2m.io.readData)
+  private val v4kC = toMatch(valid4k.read(c0.bits.set4k))
+  /** With `rowReg` the 2 MiB array (distributed RAM, read from its address registers in the
+    * row stage) is compared there, and match starts from the registered compares: the hit,
+    * its one-hot and the winner's frame into the bitmap key were a path of their own
+    * (`fpga/levels.py`, 13.2 levels with the row registered first).
+    */
+  private val v2m0 = Option.when(p.rowReg)(valid2m.read(c0.bits.set2m))
+  private val v2mC = v2m0.map(RegNext(_)).getOrElse(valid2m.read(opC.set2m))
+  private val m2R = v2m0.map { v =>
+    val row = a2m.io.readData
+    val op0 = c0.bits
+    val asid = row.map(_.asid === op0.req.asid)
+    val vpn = row.map(_.vpn2m === (op0.req.vpn >> 9))
+    Seq(asid, vpn, (0 until p.ways2m).map(w => v(w) && asid(w) && vpn(w))).map(x => RegNext(VecInit(x)))
+  }
   // (for an invalidation asidC and vpnC are its asid and page)
   private val asid4kC = rowC4.map(_.asid === asidC)
   private val vpn4kC = rowC4.map(_.vpn === vpnC)
-  private val asid2mC = rowC2.map(_.asid === asidC)
-  private val vpn2mC = rowC2.map(_.vpn2m === (vpnC >> 9))
+  private val asid2mC: Seq[Bool] = m2R.map(_(0).toSeq).getOrElse(rowC2.map(_.asid === asidC))
+  private val vpn2mC: Seq[Bool] = m2R.map(_(1).toSeq).getOrElse(rowC2.map(_.vpn2m === (vpnC >> 9)))
   private val hit4kC = VecInit((0 until p.ways4k).map(w => v4kC(w) && asid4kC(w) && vpn4kC(w)))
-  private val hit2mC = VecInit((0 until p.ways2m).map(w => v2mC(w) && asid2mC(w) && vpn2mC(w)))
+  private val hit2mC = m2R.map(_(2)).getOrElse(VecInit((0 until p.ways2m).map(w => v2mC(w) && asid2mC(w) && vpn2mC(w))))
   private val ivC = opC.inval
   private val cov4kC = VecInit((0 until p.ways4k).map { w =>
     v4kC(w) && (ivC.kind === 0.U || (asid4kC(w) && (ivC.kind === 1.U || (ivC.kind === 2.U && vpn4kC(w)))))

@@ -47,6 +47,14 @@ case class PerforatedParams(
   val sram: Boolean = storage == "sram"
   /** Stage registers of the lookup pipeline (docs "Timing"). */
   val timing: LookupTiming = LookupTiming(latency, sram)
+  /** With `storage = sram` and latency 4 the rows read from the arrays are registered a second
+    * time before match (`LookupTiming`'s `rowReg`; **decided** 2026-11-28, docs "Timing"): the
+    * block RAM's clock-to-out and the compares do not fit one cycle. One stage more from
+    * acceptance to response, and one cycle more of write shadow.
+    */
+  val rowReg: Boolean = sram && latency == 4
+  /** Cycles after an array write is issued in which nothing is accepted (docs "Timing"). */
+  val writeShadow: Int = timing.writeShadow + (if (timing.selReg) 0 else 1) + (if (rowReg) 1 else 0)
 
   /** x86-64 4-level: VA 47:12. */
   val vpnBits: Int = 36
@@ -66,7 +74,8 @@ case class PerforatedParams(
     "readReg" -> timing.readReg,
     "hitReg" -> timing.hitReg,
     "selReg" -> timing.selReg,
-    "writeShadow" -> timing.writeShadow,
+    "rowReg" -> rowReg,
+    "writeShadow" -> writeShadow,
     "vpnBits" -> vpnBits,
     "ppnBits" -> ppnBits,
     "memIdBits" -> slotBits,
