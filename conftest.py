@@ -31,6 +31,7 @@ from xlat_tb import batch  # noqa: E402
 
 # node-id fragments of the tasks to start first, longest first (CPU seconds on a quiet machine)
 SLOW_FIRST = [
+    "test_sby[devtlb_prove]",           # ~170 s (k = 6; measured beside other jobs, load 4)
     "test_sby[perforated_cover]",       # ~85 s
     "test_sby[walker_cover_walks]",     # ~76 s
     "test_sby[prove_share_sram6]",      # ~74 s

@@ -22,10 +22,15 @@
 //   P4  partitioned rows: every valid DevTLB entry of a row has the row's valid PTag as SID, so
 //       a fill never evicts another SID's entry without claiming the row.
 //   T   resp and ats_req keep valid and bits while ready is low.
-// Invariants (asserted, what the proofs above rest on): I1-I6 below; I3 the drain register
-// answers its waiter, I3b the drain's pick register holds one valid ready waiter not in it.
-// Covers (cover task): every response source, a merge, a claim, a stale completion, a bad
-// completion, an invalDone, a prefetch.
+// Invariants (asserted, what the proofs above rest on; devtlb_prove closes by k-induction at
+// k = 6, formal/devtlb/README.md): I1-I6, Q, J below; I3 the drain register answers its waiter,
+// I3b the drain's pick register holds one valid ready waiter not in it; since 2026-11-28 (the
+// per-waiter response copies and the pick register) I5b a demand slot always has a waiter,
+// I7 a ready waiter's response copy is its slot's translation, I8 the drain register's one-hot,
+// slot and response are its waiter's, I9 the free-slot and free-waiter counts and the room the
+// acceptance rule reserves, I10 the send queues' SID and page are their slot's.
+// Covers (cover task, checked at step 39): every response source (the PB hit included), a PB
+// fill, a merge, a claim, a stale completion, a bad completion, an invalDone, a prefetch.
 `default_nettype none
 
 module devtlb_fv (
@@ -331,6 +336,9 @@ module devtlb_fv (
         assert (mine == (dbg_slotValid[gi] ? dbg_slotWaiters[gi*WB +: WB] : {WB{1'b0}}));
         // a done slot with no waiter left is freed (a prefetch at its completion)
         if (dbg_slotValid[gi] && dbg_slotDone[gi]) assert (mine != 0);
+        // I5b: a demand slot has a waiter from its allocation (its request) until it is freed
+        // (no waiter is answered before the slot's completion has acted)
+        if (gi < P_PTB_ENTRIES && dbg_slotValid[gi]) assert (mine != 0);
         assert (sent[gi] == (dbg_slotValid[gi] && dbg_slotSent[gi] && !dbg_slotCompleting[gi]));
         if (sent[gi]) assert (ats_sid[gi] == slot_sid[gi]);
         assert (comps == {2'd0, dbg_slotValid[gi] && dbg_slotCompleting[gi] && !dbg_slotDone[gi]});
@@ -443,6 +451,87 @@ module devtlb_fv (
     end
   endgenerate
 
+
+  // ------------------------------------------------------------------ the waiters' response copies,
+  // the drain register, the free counts, the send queues' keys (2026-11-28: the per-waiter
+  // response copies and the pick register of SlotTable.copyResp; views connected by devtlb.sby)
+  wire [PP-1:0] pk_w0_ppn, pk_w1_ppn, pk_w2_ppn, pk_w3_ppn;
+  wire          pk_w0_fault, pk_w1_fault, pk_w2_fault, pk_w3_fault;
+  wire [PP-1:0] pk_w_ppn [0:3];
+  wire          pk_w_fault [0:3];
+  assign pk_w_ppn[0] = pk_w0_ppn; assign pk_w_ppn[1] = pk_w1_ppn;
+  assign pk_w_ppn[2] = pk_w2_ppn; assign pk_w_ppn[3] = pk_w3_ppn;
+  assign pk_w_fault[0] = pk_w0_fault; assign pk_w_fault[1] = pk_w1_fault;
+  assign pk_w_fault[2] = pk_w2_fault; assign pk_w_fault[3] = pk_w3_fault;
+  wire [AB-1:0] pk_out_slot;
+  wire [1:0]    pk_demand_free;
+  wire [2:0]    pk_wait_free;
+  wire [SB-1:0] pk_dq0_sid, pk_dq1_sid, pk_pq0_sid, pk_pq1_sid;
+  wire [PG-1:0] pk_dq0_page, pk_dq1_page, pk_pq0_page, pk_pq1_page;
+  generate
+    if (NW != 4 || P_PTB_ENTRIES != 2) begin : g_err_views
+      $error("devtlb_fv: the pk_* views are written for 4 waiters and 2 demand slots");
+    end
+  endgenerate
+  // I7: a ready waiter's response copy is its slot's translation (written with `ready` at the
+  // completion; the slot stays done until its last waiter is answered); no fault in the copy
+  // means none in the slot (the copy adds the waiter's permission check)
+  generate
+    for (gi = 0; gi < NW; gi = gi + 1) begin : g_copy
+      wire [AB-1:0] ws = dbg_waiterSlot[gi*AB +: AB];
+      always @* if (past_valid && !reset && dbg_waiterValid[gi] && dbg_waiterReady[gi]) begin
+        assert (pk_w_ppn[gi] == dbg_slotFrame[ws*PP +: PP]);
+        assert (pk_w_fault[gi] || !dbg_slotFault[ws]);
+      end
+    end
+  endgenerate
+  // I8: the drain register: its one-hot is its waiter's bit (zero when empty), its slot the
+  // waiter's slot, its response the waiter's copy
+  always @* if (past_valid && !reset) begin
+    assert (dbg_waiterOut == (dbg_drainValid ? ({{(NW-1){1'b0}}, 1'b1} << dbg_drainWaiter) : {NW{1'b0}}));
+    if (dbg_drainValid) begin
+      assert (pk_out_slot == dbg_waiterSlot[dbg_drainWaiter*AB +: AB]);
+      assert (pk_out_ppn == pk_w_ppn[dbg_drainWaiter] && pk_out_fault == pk_w_fault[dbg_drainWaiter]);
+    end
+  end
+  // I9: the free counts are the free demand slots and the free waiters, and cover the requests
+  // in flight that may still take one (the acceptance rule, "Acceptance"); the hit queue has a
+  // place for every request in flight
+  wire [2:0] free_demand = !dbg_slotValid[0] + !dbg_slotValid[1];
+  wire [2:0] free_waiters = !dbg_waiterValid[0] + !dbg_waiterValid[1] + !dbg_waiterValid[2] + !dbg_waiterValid[3];
+  wire [2:0] may_alloc = (st_valid[0] && st_kind[0] == K_REQ) +
+                         (st_valid[1] && st_kind[1] == K_REQ && !(pk_k_hit[0] || pk_k_hit[1] || pk_k_pbhit[0] || pk_k_pbhit[1])) +
+                         (st_valid[2] && st_kind[2] == K_REQ && !(pk_s_won[0] || pk_s_won[1] || pk_s_wonpb[0] || pk_s_wonpb[1]));
+  wire [2:0] reqs_in_flight = (st_valid[0] && st_kind[0] == K_REQ) + (st_valid[1] && st_kind[1] == K_REQ) +
+                              (st_valid[2] && st_kind[2] == K_REQ);
+  always @* if (past_valid && !reset) begin
+    assert ({1'b0, pk_demand_free} == free_demand);
+    assert (pk_wait_free == free_waiters);
+    assert (free_demand >= may_alloc && free_waiters >= may_alloc);
+    assert ({1'b0, pk_q_count} + reqs_in_flight <= 3'd2);
+  end
+  // I10: a queued slot's SID and page (carried beside its number) are the slot's
+  wire [AB-1:0] q_tag  [0:3];
+  wire [SB-1:0] q_sid  [0:3];
+  wire [PG-1:0] q_page [0:3];
+  wire          q_in   [0:3];
+  assign q_tag[0] = pk_dq0; assign q_sid[0] = pk_dq0_sid; assign q_page[0] = pk_dq0_page;
+  assign q_tag[1] = pk_dq1; assign q_sid[1] = pk_dq1_sid; assign q_page[1] = pk_dq1_page;
+  assign q_tag[2] = pk_pq0; assign q_sid[2] = pk_pq0_sid; assign q_page[2] = pk_pq0_page;
+  assign q_tag[3] = pk_pq1; assign q_sid[3] = pk_pq1_sid; assign q_page[3] = pk_pq1_page;
+  assign q_in[0] = pk_dq_count > (pk_dq_head ? 1 : 0);
+  assign q_in[1] = pk_dq_count > (pk_dq_head ? 0 : 1);
+  assign q_in[2] = pk_pq_count > (pk_pq_head ? 1 : 0);
+  assign q_in[3] = pk_pq_count > (pk_pq_head ? 0 : 1);
+  generate
+    for (gi = 0; gi < 4; gi = gi + 1) begin : g_qkey
+      always @* if (past_valid && !reset && q_in[gi])
+        assert (q_sid[gi] == slot_sid[q_tag[gi]] && q_page[gi] == page_of(dbg_slotPage, q_tag[gi]));
+    end
+  endgenerate
+  always @* if (past_valid && !reset && dbg_atsValid)
+    assert (ats_req_bits_iova == page_of(dbg_slotPage, ats_req_bits_tag));
+
   // T channel rules
   reg              p_resp_stall, p_ats_stall;
   reg [TB+PP+5-1:0] p_resp_bits;
@@ -465,6 +554,8 @@ module devtlb_fv (
     cover (resp_fire && resp_bits_source == 2'd0);
     cover (resp_fire && resp_bits_source == 2'd1);
     cover (resp_fire && resp_bits_source == 2'd2);
+    // a prefetch's completion filled the PB
+    cover (dbg_pbValid != 0);
     cover (perf_merged != 0);
     cover (perf_claims != 0);
     cover (perf_staleCompletions != 0);
