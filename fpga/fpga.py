@@ -104,11 +104,20 @@ CONFIG_SEEDS = {"babelfish_l2": 2}
 CONFIG_ROUTERS = {"babelfish_l1": "router1", "babelfish_l1_noshare": "router1",
                   "babelfish_l2": "router1", "babelfish_l2_noshare": "router1",
                   # 2026-11-28, the 2 MiB array as lutram: router2 did not converge in 70 min
-                  "perforated_default": "router1", "perforated_off": "router1"}
+                  "perforated_default": "router1", "perforated_off": "router1",
+                  # 2026-11-28, the reset on a DCCA global: router2 no longer converges on
+                  # walker_x86 (overuse about 2 500 -> 3 400 wires from iteration 16 to 30; 50.54 MHz
+                  # with a fabric reset), router1 routes it at 68.32 MHz (seed 1, same RTL)
+                  "walker_x86": "router1", "walker_x86_5": "router1", "walker_rv39": "router1",
+                  "walker_rv48": "router1"}
 # nextpnr time limit per configuration (others: --pnr-timeout, default 1500 s): router1 on the
 # L2 configurations needs about 30 min (placement included) at load 15 on 2 cores.
 PNR_TIMEOUT = 1500
 CONFIG_PNR_TIMEOUTS = {"babelfish_l2": 3600, "babelfish_l2_noshare": 3600}
+# The wrapper's reset net (gen_wrapper.py): "global" (an ECP5 DCCA, the default since
+# 2026-11-28) or "fabric" (the synchronised reset routed as an ordinary net), per configuration.
+RESET = "global"
+CONFIG_RESETS = {}
 
 
 def tool(name):
@@ -242,7 +251,7 @@ def parse_nextpnr_log(log_path):
             "io": util["TRELLIS_IO"][0], "critical_path": None}
 
 
-def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=PNR_TIMEOUT, router=None):
+def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=PNR_TIMEOUT, router=None, reset=None):
     t_start = time.time()
     cdir = os.path.join(out_dir, cfg)
     os.makedirs(cdir, exist_ok=True)
@@ -253,7 +262,8 @@ def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=PNR_TIMEOUT, ro
     mod = manifest["module"]
     srcs = [rel(os.path.join(rtl_dir, cfg, f)) for f in manifest["files"]]
     wrapper = os.path.join(cdir, "fpga_top.v")
-    text, n_in, n_out = gen_wrapper.wrapper_text(manifest)
+    reset = reset or CONFIG_RESETS.get(cfg, RESET)
+    text, n_in, n_out = gen_wrapper.wrapper_text(manifest, global_reset=(reset == "global"))
     open(wrapper, "w").write(text)
     incdir = rel(os.path.join(rtl_dir, cfg))
     read = f"read_verilog -sv -I{incdir} " + " ".join(srcs) + f"; read_verilog {rel(wrapper)}"
@@ -302,7 +312,7 @@ def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=PNR_TIMEOUT, ro
            "wrapper": {"input_bits": n_in, "output_bits": n_out},
            "ecp5_block": blk_ecp5, "ecp5_wrapper_only": top_ecp5, "nextpnr": pnr, "xilinx": xil,
            "times": {k: round(v, 1) for k, v in times.items()}, "seed": seed,
-           "router": router or CONFIG_ROUTERS.get(cfg, ROUTER), "note": note}
+           "router": router or CONFIG_ROUTERS.get(cfg, ROUTER), "reset": reset, "note": note}
     json.dump(res, open(os.path.join(cdir, "result.json"), "w"), indent=2)
     return res
 
@@ -391,7 +401,13 @@ def write_report(out_dir, results, argv, wall):
     L.append(f"- ECP5 device: **{DEVICE['name']}**, package {DEVICE['package']}, speed grade {DEVICE['speed']} "
              f"(nextpnr `{DEVICE['flag']} --package {DEVICE['package']} --speed {DEVICE['speed']} "
              f"--freq {TARGET_MHZ} --timing-allow-fail --router {ROUTER} --seed 1`, seed 2 for babelfish_l2, "
-             f"router1 for {', '.join(sorted(CONFIG_ROUTERS))})")
+             f"router1 for {', '.join(sorted(CONFIG_ROUTERS))}; the wrapper's reset on a DCCA global"
+             + (f", a fabric net for {', '.join(sorted(CONFIG_RESETS))}" if CONFIG_RESETS else "") + ")")
+    overrides = [f"{r['config']}: seed {r['seed']}, {r['router']}, reset {r.get('reset', RESET)}" for r in results
+                 if r["router"] != CONFIG_ROUTERS.get(r["config"], ROUTER)
+                 or r.get("reset", RESET) != CONFIG_RESETS.get(r["config"], RESET)]
+    if overrides:
+        L.append("- Run with non-default settings: " + "; ".join(overrides))
     L.append(f"- Xilinx: Yosys `synth_xilinx -family {XILINX_FAMILY} -flatten -nosrl` on the block alone (synthesis only, no P&R)")
     L.append(f"- Tools: {ver.get('yosys')}; {ver.get('nextpnr-ecp5')}")
     L.append("- Rerun: `make fpga` (or `.venv/bin/python fpga/fpga.py --out build/fpga [--configs ...]`)")
@@ -472,8 +488,11 @@ def main():
     ap.add_argument("--seed", type=int, default=None,
                     help="nextpnr seed for every configuration (default: 1, babelfish_l2: 2)")
     ap.add_argument("--router", choices=["router1", "router2"], default=None,
-                    help="nextpnr router for every configuration (default: router2, router1 for "
-                         "babelfish_l1, babelfish_l1_noshare, babelfish_l2 and babelfish_l2_noshare)")
+                    help="nextpnr router for every configuration (default: router2, per-configuration "
+                         "exceptions in CONFIG_ROUTERS: " + ", ".join(sorted(CONFIG_ROUTERS)) + ")")
+    ap.add_argument("--reset", choices=["global", "fabric"], default=None,
+                    help="the wrapper's reset net for every configuration: an ECP5 DCCA global "
+                         "(default) or a fabric net (per-configuration defaults: CONFIG_RESETS)")
     ap.add_argument("--pnr-timeout", type=int, default=None,
                     help="seconds before an unfinished nextpnr run is stopped and its post-placement "
                          "figures are reported instead (default 1500, 3600 for babelfish_l2 and "
@@ -515,7 +534,7 @@ def main():
                              args.seed if args.seed is not None else CONFIG_SEEDS.get(c, 1),
                              args.quick,
                              args.pnr_timeout if args.pnr_timeout is not None else CONFIG_PNR_TIMEOUTS.get(c, PNR_TIMEOUT),
-                             args.router): c for c in order}
+                             args.router, args.reset): c for c in order}
         for fut in cf.as_completed(futs):
             c = futs[fut]
             try:

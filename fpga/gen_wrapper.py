@@ -50,7 +50,10 @@ def split_ports(manifest):
     return clocks, resets, ins, outs
 
 
-def wrapper_text(manifest, top="fpga_top"):
+def wrapper_text(manifest, top="fpga_top", global_reset=True):
+    """The wrapper's Verilog, its data input and output bit counts. `global_reset` False leaves
+    the synchronised reset a fabric net (no DCCA), for configurations whose routing converges
+    only that way (fpga.py `CONFIG_RESETS`)."""
     clocks, resets, ins, outs = split_ports(manifest)
     n_in = sum(p["width"] for p in ins)
     n_out = sum(p["width"] for p in outs)
@@ -62,7 +65,10 @@ def wrapper_text(manifest, top="fpga_top"):
     L.append("  reg [1:0] rst_q;")
     L.append("  always @(posedge clk) rst_q <= {rst_q[0], rst};")
     L.append("  wire rst_g;")
-    L.append("  DCCA rst_dcc (.CLKI(rst_q[1]), .CE(1'b1), .CLKO(rst_g));")
+    if global_reset:
+        L.append("  DCCA rst_dcc (.CLKI(rst_q[1]), .CE(1'b1), .CLKO(rst_g));")
+    else:
+        L.append("  assign rst_g = rst_q[1];")
     if n_in:
         L.append(f"  reg [{n_in - 1}:0] in_q;")
         if n_in == 1:

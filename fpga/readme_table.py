@@ -61,7 +61,8 @@ def table(data):
              "|---|---|---:|---:|---:|---|---|"]
     for r in data["results"]:
         e, p = r["ecp5_block"], r["nextpnr"]
-        lines.append(f"| {r['config']} | {r.get('pipeline', '')} | {fmax_cell(p, data['target_mhz'])} "
+        run = f" (seed {r['seed']}, {r['router']})" if "seed" in r and "router" in r else ""
+        lines.append(f"| {r['config']} | {r.get('pipeline', '')} | {fmax_cell(p, data['target_mhz'])}{run} "
                      f"| {e['lut4_equiv']} | {e['ff']} | {ram_cell(e)} | {path_cell(p)} |")
     lines.append(END)
     return lines

@@ -53,6 +53,18 @@ def test_wrapper_covers_every_port(cfg):
     assert n_out == sum(p["width"] for p in m["ports"] if p["direction"] == "output")
 
 
+def test_wrapper_reset_net():
+    """The reset goes through the DCCA global by default and is a plain fabric net with
+    `global_reset=False` (fpga.py CONFIG_RESETS / --reset fabric); the block's ports are the same."""
+    m = manifest(CFG)
+    glob, n_in, n_out = gen_wrapper.wrapper_text(m)
+    fab, n_in2, n_out2 = gen_wrapper.wrapper_text(m, global_reset=False)
+    assert re.search(r"^\s*DCCA \w+ \(\.CLKI\(rst_q\[1\]\), \.CE\(1'b1\), \.CLKO\(rst_g\)\);", glob, re.M)
+    assert "DCCA" not in fab and re.search(r"^\s*assign rst_g = rst_q\[1\];", fab, re.M)
+    assert (n_in, n_out) == (n_in2, n_out2)
+    assert [l for l in glob.splitlines() if "DCCA" not in l] == [l for l in fab.splitlines() if "assign rst_g" not in l]
+
+
 @pytest.fixture(scope="module")
 def smoke_run():
     """One flow run per pytest session: pytest-xdist workers that both need it take a lock, and
