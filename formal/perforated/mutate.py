@@ -56,7 +56,7 @@ MUTATIONS = {
     "no_hand": ("a walk that ends while misses are queued neither frees nor hands its slot",
                 "wire        handing = freeing & mqAny;", "wire        handing = 1'b0;"),
     "inval_beside_mq": ("an invalidation accepted while a miss waits in the queue (it would not be stale)",
-                        "wire        inval_ready_0 = idleR & invOkR & ~mqAny;",
+                        "wire        inval_ready_0 = idleR & invOkR & mqEmptyR;",
                         "wire        inval_ready_0 = idleR & invOkR;"),
 }
 

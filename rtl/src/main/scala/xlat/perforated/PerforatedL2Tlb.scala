@@ -198,6 +198,11 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val mq = new MissQueue(new WalkState(p), held.size, regs = p.formalPorts)
   require(mq.depth == p.missQueue, s"missQueue ${p.missQueue} != the stage registers ${held.size}")
   private val mqAny = mq.count =/= 0.U
+  /** The miss queue is empty: a register computed a cycle ahead from the queue's next count
+    * (below), so that `inval_ready` (and through it the acceptance's selection) starts from
+    * flops (the count's compare was on the routed critical path of 2026-11-28, 84.55 MHz).
+    */
+  private val mqEmptyR = RegInit(true.B)
   /** The slot a walk that ended hands to the miss queue's head, this cycle. */
   private val handR = RegInit(false.B)
   private val handSlot = Reg(UInt(p.slotBits.W))
@@ -211,7 +216,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   /** `inv.count < invalPending`, a register too (computed a cycle ahead from the tracker's next
     * count, below). */
   private val invOkR = RegInit(true.B)
-  io.inval.ready := idleR && invOkR && !mqAny
+  io.inval.ready := idleR && invOkR && mqEmptyR
   io.mem_resp.ready := freeR && !io.inval.fire && respRoom
   /** An invalidation that will be accepted once the pipeline has drained: requests wait for it. */
   private val invalWaits = io.inval.valid && invOkR
@@ -799,6 +804,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     sStale(handSlot) := false.B
   }
   mq.update(mqPush, nsR, handR)
+  mqEmptyR := (mq.count + mqPush.asUInt - handR.asUInt) === 0.U
 
   /** A fill into one array: the way holding the key (the hit vector is the same-key vector),
     * else the lowest invalid way, else the PLRU victim; the written way is touched. Returns
@@ -913,7 +919,9 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     "badMemResps" -> PerfCounter(badResp),
     "invals" -> PerfCounter(io.inval.fire),
     "staleWalks" -> PerfCounter.count((0 until p.walkers).map(i => io.inval.fire && sv(i) && !sStale(i))),
-    "walkerFullCycles" -> PerfCounter(io.req.valid && sv.asUInt.andR),
+    // (a request waiting, req_ready low, with every slot busy: since the miss queue a request
+    // may be accepted with every slot busy)
+    "walkerFullCycles" -> PerfCounter(io.req.valid && !io.req.ready && sv.asUInt.andR),
     "respStallCycles" -> PerfCounter(io.resp.valid && !io.resp.ready)
   )
 
@@ -960,7 +968,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
       !(x.valid && x.bits.kind =/= OpKind.Req) || shadow.atLeast(held.size - j)
     }.reduce(_ && _)
     d.accOk := freeR === !(shadow.busy || sweeping) && idleR === (!(shadow.busy || sweeping) && pipeEmpty) && shadowOk &&
-      invOkR === (inv.count < p.invalPending.U)
+      invOkR === (inv.count < p.invalPending.U) && mqEmptyR === !mqAny
   }
 }
 
