@@ -48,8 +48,16 @@ MUTATIONS = {
     "slot_not_freed": ("a walk's last step answers but keeps its slot",
                        "wire        freeing = stepNow & ~issueRd;", "wire        freeing = 1'b0;"),
     "no_resp_room": ("requests accepted without a response-queue place (a response can be lost)",
-                     "~busy_1 & ~(inval_valid & ~(count[1])) & ~_badResp_T & respRoom &",
-                     "~busy_1 & ~(inval_valid & ~(count[1])) & ~_badResp_T &"),
+                     "freeR & ~(inval_valid & invOkR) & ~_badResp_T & respRoom\n",
+                     "freeR & ~(inval_valid & invOkR) & ~_badResp_T\n"),
+    # the miss queue (2026-11-28, docs/perforated-l2tlb.md "Acceptance")
+    "mq_no_room": ("requests accepted as if the miss queue were always empty (a queued miss can be lost)",
+                   "+ {1'h0,\n       free} >", "+ {1'h0,\n       3'h4} >"),
+    "no_hand": ("a walk that ends while misses are queued neither frees nor hands its slot",
+                "wire        handing = freeing & mqAny;", "wire        handing = 1'b0;"),
+    "inval_beside_mq": ("an invalidation accepted while a miss waits in the queue (it would not be stale)",
+                        "wire        inval_ready_0 = idleR & invOkR & mqEmptyR;",
+                        "wire        inval_ready_0 = idleR & invOkR;"),
 }
 
 

@@ -35,8 +35,8 @@
 //   P3  after `inval` kind 3 for F's frame nothing cached before it is used: ap_hole for the
 //       requests accepted after that invalidation (hole set by the invalidation, not by reset);
 //   P4  one response per accepted request: per id v, cnt[v] (accepted - answered) equals the
-//       requests of id v held in the pipeline, in a walk slot and in the response queue (ap_cons),
-//       and no response leaves for an id with cnt = 0 (ap_noextra).
+//       requests of id v held in the pipeline, in a walk slot, in the miss queue and in the
+//       response queue (ap_cons), and no response leaves for an id with cnt = 0 (ap_noextra).
 //   T   while an invalidation of F's frame is landing (pend) nothing but it is accepted.
 // Strengthening invariants (asserted, so proven too)
 //   I1  a valid 4 KiB entry does not map F
@@ -53,6 +53,11 @@
 //   I10 a walk step in a stage register is its slot's only one: the slot is valid, sent, stepping
 //   I11 the acceptance registers computed a cycle ahead equal what they stand for, and a write
 //       in stage register j keeps at least 4 - j cycles of the write shadow (dbg_accOk)
+//   I12 miss queue (docs "Acceptance", 2026-11-28): count <= depth and pointers agree; while it
+//       holds a request every slot is busy (live or being handed to its head), a hand-over only
+//       with a queued head; requests in the pipeline + queued <= queue places + free slots (the
+//       acceptance rule: each request in flight has a slot or a place); empty while an
+//       invalidation of F lands; its entries obey I4, I5 and I7 as the slots do
 `default_nettype none
 
 module perforated_fv (
@@ -67,6 +72,7 @@ module perforated_fv (
   localparam AS = P_ASID_BITS;
   localparam NW = P_WALKERS;
   localparam RQ = P_RESP_QUEUE;
+  localparam MQ = P_MISS_QUEUE;
 
   // ---- free inputs ---------------------------------------------------------------------------
   (* anyseq *) wire        reset_free;
@@ -110,7 +116,7 @@ module perforated_fv (
   reg hole_by_inval;   // the epoch began with an invalidation (P3), not at reset
   reg [2:0] pend;      // cycles until that invalidation's removal has landed
   reg [NW-1:0] issued; // the slot's read was issued in the hole epoch
-  reg [3:0] cnt [0:(1<<ID)-1];
+  reg [4:0] cnt [0:(1<<ID)-1];
   integer v;
   always @(posedge clock) begin
     if (reset) begin
@@ -118,7 +124,7 @@ module perforated_fv (
       hole_by_inval <= 1'b0;
       pend <= 3'd0;
       issued <= {NW{1'b0}};
-      for (v = 0; v < (1 << ID); v = v + 1) cnt[v] <= 4'd0;
+      for (v = 0; v < (1 << ID); v = v + 1) cnt[v] <= 5'd0;
     end else begin
       if (inv3F) begin
         hole <= 1'b1;
@@ -212,6 +218,29 @@ module perforated_fv (
   assign qId[1] = dbg_respq_1_id; assign qFault[1] = dbg_respq_1_fault; assign qPpn[1] = dbg_respq_1_ppn;
   assign qId[2] = dbg_respq_2_id; assign qFault[2] = dbg_respq_2_fault; assign qPpn[2] = dbg_respq_2_ppn;
   assign qId[3] = dbg_respq_3_id; assign qFault[3] = dbg_respq_3_fault; assign qPpn[3] = dbg_respq_3_ppn;
+  assign qId[4] = dbg_respq_4_id; assign qFault[4] = dbg_respq_4_fault; assign qPpn[4] = dbg_respq_4_ppn;
+  assign qId[5] = dbg_respq_5_id; assign qFault[5] = dbg_respq_5_fault; assign qPpn[5] = dbg_respq_5_ppn;
+  // the miss queue, head first (entry j queued when j < dbg_mqCount)
+  wire [ID-1:0] mId [0:MQ-1];
+  wire [V-1:0] mVpn [0:MQ-1];
+  wire [2:0] mKind [0:MQ-1];
+  wire [PA-1:0] mAddr [0:MQ-1];
+  wire [PP-1:0] mLppn [0:MQ-1];
+  wire [MQ-1:0] mLperf;
+  wire [7:0] mLfilt [0:MQ-1];
+  assign mId[0] = dbg_mq_0_id; assign mVpn[0] = dbg_mq_0_vpn; assign mKind[0] = dbg_mq_0_kind; assign mAddr[0] = dbg_mq_0_addr;
+  assign mId[1] = dbg_mq_1_id; assign mVpn[1] = dbg_mq_1_vpn; assign mKind[1] = dbg_mq_1_kind; assign mAddr[1] = dbg_mq_1_addr;
+  assign mId[2] = dbg_mq_2_id; assign mVpn[2] = dbg_mq_2_vpn; assign mKind[2] = dbg_mq_2_kind; assign mAddr[2] = dbg_mq_2_addr;
+  assign mId[3] = dbg_mq_3_id; assign mVpn[3] = dbg_mq_3_vpn; assign mKind[3] = dbg_mq_3_kind; assign mAddr[3] = dbg_mq_3_addr;
+  assign mLppn[0] = dbg_mq_0_large_ppn; assign mLppn[1] = dbg_mq_1_large_ppn;
+  assign mLppn[2] = dbg_mq_2_large_ppn; assign mLppn[3] = dbg_mq_3_large_ppn;
+  assign mLperf = {dbg_mq_3_large_perforated, dbg_mq_2_large_perforated, dbg_mq_1_large_perforated,
+                   dbg_mq_0_large_perforated};
+  assign mLfilt[0] = dbg_mq_0_large_filter; assign mLfilt[1] = dbg_mq_1_large_filter;
+  assign mLfilt[2] = dbg_mq_2_large_filter; assign mLfilt[3] = dbg_mq_3_large_filter;
+  // every slot busy: live, or being handed to the queue's head this cycle
+  wire [NW-1:0] handMask = dbg_handValid ? (1 << dbg_handSlot) : {NW{1'b0}};
+  wire [NW-1:0] busy = dbg_slotBusy;
 
   localparam K_REQ = 2'd0, K_STEP = 2'd1;
   localparam RD_BITMAP = 3'd4;
@@ -219,19 +248,28 @@ module perforated_fv (
 
   // ---- properties ----------------------------------------------------------------------------
   integer j, n, m;
-  reg [3:0] held_n [0:(1<<ID)-1];
+  reg [4:0] held_n [0:(1<<ID)-1];
   reg [2:0] answers;
+  reg [2:0] heldReqs;
+  reg [2:0] freeSlots;
   always @* begin
     for (v = 0; v < (1 << ID); v = v + 1) begin
       n = 0;
       for (j = 0; j < 4; j = j + 1) if (hValid[j] && hKind[j] == K_REQ && hId[j] == v) n = n + 1;
       for (j = 0; j < NW; j = j + 1) if (dbg_slotValid[j] && sId[j] == v) n = n + 1;
       for (j = 0; j < RQ; j = j + 1) if (j < dbg_respCount && qId[j] == v) n = n + 1;
+      for (j = 0; j < MQ; j = j + 1) if (j < dbg_mqCount && mId[j] == v) n = n + 1;
       held_n[v] = n;
     end
     n = 0;
     for (j = 0; j < 4; j = j + 1) if (hValid[j] && (hKind[j] == K_REQ || hKind[j] == K_STEP)) n = n + 1;
     answers = n;
+    n = 0;
+    for (j = 0; j < 4; j = j + 1) if (hValid[j] && hKind[j] == K_REQ) n = n + 1;
+    heldReqs = n;
+    n = 0;
+    for (j = 0; j < NW; j = j + 1) if (!busy[j]) n = n + 1;
+    freeSlots = n;
   end
 
   always @* begin
@@ -239,7 +277,7 @@ module perforated_fv (
       // P1 / P2 / P3
       if (resp_valid && resp_bits_id[ID-1] && resp_bits_fault == 3'd0) ap_hole: assert (resp_bits_ppn != F);
       // P4
-      if (resp_valid) ap_noextra: assert (cnt[resp_bits_id] != 4'd0);
+      if (resp_valid) ap_noextra: assert (cnt[resp_bits_id] != 5'd0);
       for (v = 0; v < (1 << ID); v = v + 1) assert /* ap_cons */ (cnt[v] == held_n[v]);
       // T
       if (pend != 3'd0) at_pend: assert (!req_ready && !mem_resp_ready);
@@ -279,6 +317,25 @@ module perforated_fv (
       // I11 the acceptance registers computed a cycle ahead (idle, not busy) equal their
       // functions; a write in the stage registers has its write shadow left
       ai_acc: assert (dbg_accOk);
+      // I12 the miss queue
+      ai_mq: assert (dbg_mqCount <= MQ && dbg_mqPtrOk);
+      if (dbg_mqCount != 0) ai_mqbusy: assert (&busy);
+      // (the handed slot still holds the ended walk, its step flag set: no read is sent for it
+      // and no memory response accepted until its head is written in)
+      if (dbg_handValid) ai_hand: assert (dbg_mqCount != 0 && busy[dbg_handSlot] && dbg_slotStep[dbg_handSlot]);
+      ai_live: assert (dbg_slotValid == (busy & ~handMask));
+      // (a hand-over is the cycle after the step's respond: its write shadow kept every stage
+      // behind it empty)
+      if (dbg_handValid) ai_handpipe: assert (dbg_pipeEmpty);
+      ai_mqroom: assert (heldReqs + dbg_mqCount <= MQ + freeSlots);
+      if (pend != 3'd0) ai_pmq: assert (dbg_mqCount == 0);
+      for (j = 0; j < MQ; j = j + 1) if (j < dbg_mqCount) begin
+        if (mKind[j] == RD_BITMAP)
+          assert /* ai_mqaddr */ (mAddr[j] == {bitmapBase[PA-1:3] + {mLppn[j][PP-1:9], mVpn[j][8:6]}, 3'b000});
+        if (hole && mId[j][ID-1] && mKind[j] == RD_BITMAP && mLppn[j][PP-1:9] == F[PP-1:9])
+          assert /* ai_mqlarge */ (mLperf[j] && mLfilt[j][freg]);
+        assert /* ai_mqid */ (mId[j][ID-1] == hole);
+      end
     end
   end
 
@@ -333,6 +390,10 @@ module perforated_fv (
       c_after_inv3F: cover (resp_valid && hole_by_inval && pend == 0 && resp_bits_id[ID-1] && resp_bits_fault == 3'd0);
       c_invalDone: cover (invalDone_valid && hole_by_inval && pend == 3'd0);
       c_queue_full: cover (dbg_respCount == RQ);
+      // a request that needs memory waits in the miss queue (every slot busy), and a walk that
+      // ends hands its slot to it
+      c_miss_queued: cover (dbg_mqCount != 0);
+      c_miss_handed: cover (dbg_handValid);
     end
   end
 `endif

@@ -214,11 +214,124 @@
  wire dbg_respq_3_perm_u;
  wire [2:0] dbg_respq_3_source;
  wire [3:0] dbg_respq_3_memReads;
+ wire [1:0] dbg_respq_4_id;
+ wire [2:0] dbg_respq_4_fault;
+ wire [19:0] dbg_respq_4_ppn;
+ wire [1:0] dbg_respq_4_pageSize;
+ wire dbg_respq_4_perm_r;
+ wire dbg_respq_4_perm_w;
+ wire dbg_respq_4_perm_x;
+ wire dbg_respq_4_perm_u;
+ wire [2:0] dbg_respq_4_source;
+ wire [3:0] dbg_respq_4_memReads;
+ wire [1:0] dbg_respq_5_id;
+ wire [2:0] dbg_respq_5_fault;
+ wire [19:0] dbg_respq_5_ppn;
+ wire [1:0] dbg_respq_5_pageSize;
+ wire dbg_respq_5_perm_r;
+ wire dbg_respq_5_perm_w;
+ wire dbg_respq_5_perm_x;
+ wire dbg_respq_5_perm_u;
+ wire [2:0] dbg_respq_5_source;
+ wire [3:0] dbg_respq_5_memReads;
  wire [4:0] dbg_respCount;
  wire dbg_respPtrOk;
  wire dbg_sweeping;
  wire [1:0] dbg_slotStep;
  wire dbg_accOk;
+ wire [1:0] dbg_mq_0_id;
+ wire [35:0] dbg_mq_0_vpn;
+ wire [1:0] dbg_mq_0_asid;
+ wire [1:0] dbg_mq_0_cmd;
+ wire dbg_mq_0_user;
+ wire [2:0] dbg_mq_0_kind;
+ wire [31:0] dbg_mq_0_addr;
+ wire [2:0] dbg_mq_0_wux;
+ wire [19:0] dbg_mq_0_pdPpn;
+ wire [2:0] dbg_mq_0_up;
+ wire [1:0] dbg_mq_0_large_asid;
+ wire [26:0] dbg_mq_0_large_vpn2m;
+ wire [19:0] dbg_mq_0_large_ppn;
+ wire [2:0] dbg_mq_0_large_wux;
+ wire dbg_mq_0_large_d;
+ wire dbg_mq_0_large_perforated;
+ wire [7:0] dbg_mq_0_large_filter;
+ wire [19:0] dbg_mq_0_large_pdPpn;
+ wire [2:0] dbg_mq_0_large_up;
+ wire [2:0] dbg_mq_0_source;
+ wire [2:0] dbg_mq_0_reads;
+ wire dbg_mq_0_hole;
+ wire [1:0] dbg_mq_1_id;
+ wire [35:0] dbg_mq_1_vpn;
+ wire [1:0] dbg_mq_1_asid;
+ wire [1:0] dbg_mq_1_cmd;
+ wire dbg_mq_1_user;
+ wire [2:0] dbg_mq_1_kind;
+ wire [31:0] dbg_mq_1_addr;
+ wire [2:0] dbg_mq_1_wux;
+ wire [19:0] dbg_mq_1_pdPpn;
+ wire [2:0] dbg_mq_1_up;
+ wire [1:0] dbg_mq_1_large_asid;
+ wire [26:0] dbg_mq_1_large_vpn2m;
+ wire [19:0] dbg_mq_1_large_ppn;
+ wire [2:0] dbg_mq_1_large_wux;
+ wire dbg_mq_1_large_d;
+ wire dbg_mq_1_large_perforated;
+ wire [7:0] dbg_mq_1_large_filter;
+ wire [19:0] dbg_mq_1_large_pdPpn;
+ wire [2:0] dbg_mq_1_large_up;
+ wire [2:0] dbg_mq_1_source;
+ wire [2:0] dbg_mq_1_reads;
+ wire dbg_mq_1_hole;
+ wire [1:0] dbg_mq_2_id;
+ wire [35:0] dbg_mq_2_vpn;
+ wire [1:0] dbg_mq_2_asid;
+ wire [1:0] dbg_mq_2_cmd;
+ wire dbg_mq_2_user;
+ wire [2:0] dbg_mq_2_kind;
+ wire [31:0] dbg_mq_2_addr;
+ wire [2:0] dbg_mq_2_wux;
+ wire [19:0] dbg_mq_2_pdPpn;
+ wire [2:0] dbg_mq_2_up;
+ wire [1:0] dbg_mq_2_large_asid;
+ wire [26:0] dbg_mq_2_large_vpn2m;
+ wire [19:0] dbg_mq_2_large_ppn;
+ wire [2:0] dbg_mq_2_large_wux;
+ wire dbg_mq_2_large_d;
+ wire dbg_mq_2_large_perforated;
+ wire [7:0] dbg_mq_2_large_filter;
+ wire [19:0] dbg_mq_2_large_pdPpn;
+ wire [2:0] dbg_mq_2_large_up;
+ wire [2:0] dbg_mq_2_source;
+ wire [2:0] dbg_mq_2_reads;
+ wire dbg_mq_2_hole;
+ wire [1:0] dbg_mq_3_id;
+ wire [35:0] dbg_mq_3_vpn;
+ wire [1:0] dbg_mq_3_asid;
+ wire [1:0] dbg_mq_3_cmd;
+ wire dbg_mq_3_user;
+ wire [2:0] dbg_mq_3_kind;
+ wire [31:0] dbg_mq_3_addr;
+ wire [2:0] dbg_mq_3_wux;
+ wire [19:0] dbg_mq_3_pdPpn;
+ wire [2:0] dbg_mq_3_up;
+ wire [1:0] dbg_mq_3_large_asid;
+ wire [26:0] dbg_mq_3_large_vpn2m;
+ wire [19:0] dbg_mq_3_large_ppn;
+ wire [2:0] dbg_mq_3_large_wux;
+ wire dbg_mq_3_large_d;
+ wire dbg_mq_3_large_perforated;
+ wire [7:0] dbg_mq_3_large_filter;
+ wire [19:0] dbg_mq_3_large_pdPpn;
+ wire [2:0] dbg_mq_3_large_up;
+ wire [2:0] dbg_mq_3_source;
+ wire [2:0] dbg_mq_3_reads;
+ wire dbg_mq_3_hole;
+ wire [3:0] dbg_mqCount;
+ wire dbg_mqPtrOk;
+ wire dbg_handValid;
+ wire dbg_handSlot;
+ wire [1:0] dbg_slotBusy;
   PerforatedL2Tlb dut (
     .clock(clock),
     .reset(reset),
@@ -455,9 +568,122 @@
     .dbg_respq_3_perm_u(dbg_respq_3_perm_u),
     .dbg_respq_3_source(dbg_respq_3_source),
     .dbg_respq_3_memReads(dbg_respq_3_memReads),
+    .dbg_respq_4_id(dbg_respq_4_id),
+    .dbg_respq_4_fault(dbg_respq_4_fault),
+    .dbg_respq_4_ppn(dbg_respq_4_ppn),
+    .dbg_respq_4_pageSize(dbg_respq_4_pageSize),
+    .dbg_respq_4_perm_r(dbg_respq_4_perm_r),
+    .dbg_respq_4_perm_w(dbg_respq_4_perm_w),
+    .dbg_respq_4_perm_x(dbg_respq_4_perm_x),
+    .dbg_respq_4_perm_u(dbg_respq_4_perm_u),
+    .dbg_respq_4_source(dbg_respq_4_source),
+    .dbg_respq_4_memReads(dbg_respq_4_memReads),
+    .dbg_respq_5_id(dbg_respq_5_id),
+    .dbg_respq_5_fault(dbg_respq_5_fault),
+    .dbg_respq_5_ppn(dbg_respq_5_ppn),
+    .dbg_respq_5_pageSize(dbg_respq_5_pageSize),
+    .dbg_respq_5_perm_r(dbg_respq_5_perm_r),
+    .dbg_respq_5_perm_w(dbg_respq_5_perm_w),
+    .dbg_respq_5_perm_x(dbg_respq_5_perm_x),
+    .dbg_respq_5_perm_u(dbg_respq_5_perm_u),
+    .dbg_respq_5_source(dbg_respq_5_source),
+    .dbg_respq_5_memReads(dbg_respq_5_memReads),
     .dbg_respCount(dbg_respCount),
     .dbg_respPtrOk(dbg_respPtrOk),
     .dbg_sweeping(dbg_sweeping),
     .dbg_slotStep(dbg_slotStep),
-    .dbg_accOk(dbg_accOk)
+    .dbg_accOk(dbg_accOk),
+    .dbg_mq_0_id(dbg_mq_0_id),
+    .dbg_mq_0_vpn(dbg_mq_0_vpn),
+    .dbg_mq_0_asid(dbg_mq_0_asid),
+    .dbg_mq_0_cmd(dbg_mq_0_cmd),
+    .dbg_mq_0_user(dbg_mq_0_user),
+    .dbg_mq_0_kind(dbg_mq_0_kind),
+    .dbg_mq_0_addr(dbg_mq_0_addr),
+    .dbg_mq_0_wux(dbg_mq_0_wux),
+    .dbg_mq_0_pdPpn(dbg_mq_0_pdPpn),
+    .dbg_mq_0_up(dbg_mq_0_up),
+    .dbg_mq_0_large_asid(dbg_mq_0_large_asid),
+    .dbg_mq_0_large_vpn2m(dbg_mq_0_large_vpn2m),
+    .dbg_mq_0_large_ppn(dbg_mq_0_large_ppn),
+    .dbg_mq_0_large_wux(dbg_mq_0_large_wux),
+    .dbg_mq_0_large_d(dbg_mq_0_large_d),
+    .dbg_mq_0_large_perforated(dbg_mq_0_large_perforated),
+    .dbg_mq_0_large_filter(dbg_mq_0_large_filter),
+    .dbg_mq_0_large_pdPpn(dbg_mq_0_large_pdPpn),
+    .dbg_mq_0_large_up(dbg_mq_0_large_up),
+    .dbg_mq_0_source(dbg_mq_0_source),
+    .dbg_mq_0_reads(dbg_mq_0_reads),
+    .dbg_mq_0_hole(dbg_mq_0_hole),
+    .dbg_mq_1_id(dbg_mq_1_id),
+    .dbg_mq_1_vpn(dbg_mq_1_vpn),
+    .dbg_mq_1_asid(dbg_mq_1_asid),
+    .dbg_mq_1_cmd(dbg_mq_1_cmd),
+    .dbg_mq_1_user(dbg_mq_1_user),
+    .dbg_mq_1_kind(dbg_mq_1_kind),
+    .dbg_mq_1_addr(dbg_mq_1_addr),
+    .dbg_mq_1_wux(dbg_mq_1_wux),
+    .dbg_mq_1_pdPpn(dbg_mq_1_pdPpn),
+    .dbg_mq_1_up(dbg_mq_1_up),
+    .dbg_mq_1_large_asid(dbg_mq_1_large_asid),
+    .dbg_mq_1_large_vpn2m(dbg_mq_1_large_vpn2m),
+    .dbg_mq_1_large_ppn(dbg_mq_1_large_ppn),
+    .dbg_mq_1_large_wux(dbg_mq_1_large_wux),
+    .dbg_mq_1_large_d(dbg_mq_1_large_d),
+    .dbg_mq_1_large_perforated(dbg_mq_1_large_perforated),
+    .dbg_mq_1_large_filter(dbg_mq_1_large_filter),
+    .dbg_mq_1_large_pdPpn(dbg_mq_1_large_pdPpn),
+    .dbg_mq_1_large_up(dbg_mq_1_large_up),
+    .dbg_mq_1_source(dbg_mq_1_source),
+    .dbg_mq_1_reads(dbg_mq_1_reads),
+    .dbg_mq_1_hole(dbg_mq_1_hole),
+    .dbg_mq_2_id(dbg_mq_2_id),
+    .dbg_mq_2_vpn(dbg_mq_2_vpn),
+    .dbg_mq_2_asid(dbg_mq_2_asid),
+    .dbg_mq_2_cmd(dbg_mq_2_cmd),
+    .dbg_mq_2_user(dbg_mq_2_user),
+    .dbg_mq_2_kind(dbg_mq_2_kind),
+    .dbg_mq_2_addr(dbg_mq_2_addr),
+    .dbg_mq_2_wux(dbg_mq_2_wux),
+    .dbg_mq_2_pdPpn(dbg_mq_2_pdPpn),
+    .dbg_mq_2_up(dbg_mq_2_up),
+    .dbg_mq_2_large_asid(dbg_mq_2_large_asid),
+    .dbg_mq_2_large_vpn2m(dbg_mq_2_large_vpn2m),
+    .dbg_mq_2_large_ppn(dbg_mq_2_large_ppn),
+    .dbg_mq_2_large_wux(dbg_mq_2_large_wux),
+    .dbg_mq_2_large_d(dbg_mq_2_large_d),
+    .dbg_mq_2_large_perforated(dbg_mq_2_large_perforated),
+    .dbg_mq_2_large_filter(dbg_mq_2_large_filter),
+    .dbg_mq_2_large_pdPpn(dbg_mq_2_large_pdPpn),
+    .dbg_mq_2_large_up(dbg_mq_2_large_up),
+    .dbg_mq_2_source(dbg_mq_2_source),
+    .dbg_mq_2_reads(dbg_mq_2_reads),
+    .dbg_mq_2_hole(dbg_mq_2_hole),
+    .dbg_mq_3_id(dbg_mq_3_id),
+    .dbg_mq_3_vpn(dbg_mq_3_vpn),
+    .dbg_mq_3_asid(dbg_mq_3_asid),
+    .dbg_mq_3_cmd(dbg_mq_3_cmd),
+    .dbg_mq_3_user(dbg_mq_3_user),
+    .dbg_mq_3_kind(dbg_mq_3_kind),
+    .dbg_mq_3_addr(dbg_mq_3_addr),
+    .dbg_mq_3_wux(dbg_mq_3_wux),
+    .dbg_mq_3_pdPpn(dbg_mq_3_pdPpn),
+    .dbg_mq_3_up(dbg_mq_3_up),
+    .dbg_mq_3_large_asid(dbg_mq_3_large_asid),
+    .dbg_mq_3_large_vpn2m(dbg_mq_3_large_vpn2m),
+    .dbg_mq_3_large_ppn(dbg_mq_3_large_ppn),
+    .dbg_mq_3_large_wux(dbg_mq_3_large_wux),
+    .dbg_mq_3_large_d(dbg_mq_3_large_d),
+    .dbg_mq_3_large_perforated(dbg_mq_3_large_perforated),
+    .dbg_mq_3_large_filter(dbg_mq_3_large_filter),
+    .dbg_mq_3_large_pdPpn(dbg_mq_3_large_pdPpn),
+    .dbg_mq_3_large_up(dbg_mq_3_large_up),
+    .dbg_mq_3_source(dbg_mq_3_source),
+    .dbg_mq_3_reads(dbg_mq_3_reads),
+    .dbg_mq_3_hole(dbg_mq_3_hole),
+    .dbg_mqCount(dbg_mqCount),
+    .dbg_mqPtrOk(dbg_mqPtrOk),
+    .dbg_handValid(dbg_handValid),
+    .dbg_handSlot(dbg_handSlot),
+    .dbg_slotBusy(dbg_slotBusy)
   );

@@ -384,7 +384,7 @@ BABELFISH_FORMAL = {"sets": 2, "ways": 2, "superpageEntries": 2, "vpnBits": 20, 
 DEVTLB = {"pfSlots": 0, "waitEntries": 0, "respQueue": 4, "invalPending": 4, "replacement": "plru",
           "latency": 4}
 # docs/perforated-l2tlb.md's **decided** rows, as for DevTlb
-PERFORATED = {"idBits": 4, "paBits": 52, "latency": 4, "respQueue": 4, "invalPending": 2,
+PERFORATED = {"idBits": 4, "paBits": 52, "latency": 4, "respQueue": 8, "invalPending": 2,
               "formalPorts": False}
 NAMED = {
     "babelfish_l1": ("babelfish", {}),
@@ -423,7 +423,7 @@ NAMED = {
     "perforated_formal": ("perforated", {**PERFORATED, "storage": "flops", "sets4k": 2, "ways4k": 2,
                                          "sets2m": 2, "ways2m": 2, "bitmapEntries": 2, "pwcEntries": 2,
                                          "walkers": 2, "asidBits": 2, "idBits": 2, "paBits": 32,
-                                         "formalPorts": True}),
+                                         "respQueue": 6, "formalPorts": True}),
 }
 
 

@@ -10,7 +10,9 @@ cycle, priority inval > mem_resp > req):
 * ``request(req)``         a ``req`` handshake: the lookup (4 KiB array, 2 MiB array, filter,
                            bitmap word cache, page-walk cache).  A hit answers at once; a request
                            that needs memory takes the lowest free walk slot and names its first
-                           read;
+                           read, or (every slot busy) waits with its first read in the miss queue,
+                           whose head takes the slot of the next walk that ends (in that walk's
+                           ``mem_response``);
 * ``mem_request(slot, addr)`` a ``mem_req`` handshake (checked against the slot's next read);
 * ``mem_response(slot, rdata, error)``  a ``mem_resp`` handshake: one step of that slot's walk
                            (checks the word, fills, looks the caches up again where the flow
@@ -99,7 +101,7 @@ class PerforatedParams:
     idBits: int = 4
     paBits: int = 52
     latency: int = 4
-    respQueue: int = 4
+    respQueue: int = 8
     invalPending: int = 2
     formalPorts: bool = False
 
@@ -145,6 +147,18 @@ class PerforatedParams:
     def ppnBits(self) -> int:
         return self.paBits - 12
 
+    @property
+    def missQueue(self) -> int:
+        """The miss queue's places (docs "Acceptance", decided 2026-11-28): one per request the
+        pipeline can hold, i.e. its stage registers from acceptance to respond (the generator's
+        derived ``missQueue``): the read register(s), match, pick (latency 4) and respond."""
+        lat = self.latency
+        if self.storage == "sram":
+            regs = (True, lat >= 3, lat >= 4, lat == 4)    # read, hit, sel, row
+        else:
+            regs = (lat >= 3, lat >= 2, lat == 4)          # read, hit, sel
+        return 1 + sum(regs)
+
 
 # The named configurations of docs/perforated-l2tlb.md ("Named configurations"): what each
 # changes from the defaults (the generator's xlat.perforated configurations must match).
@@ -155,7 +169,8 @@ NAMED_CONFIGS = {
                          "ways2m": 2, "bitmapEntries": 8, "pwcEntries": 8},
     "perforated_formal": {"storage": "flops", "sets4k": 2, "ways4k": 2, "sets2m": 2,
                           "ways2m": 2, "bitmapEntries": 2, "pwcEntries": 2, "walkers": 2,
-                          "asidBits": 2, "idBits": 2, "paBits": 32, "formalPorts": True},
+                          "asidBits": 2, "idBits": 2, "paBits": 32, "respQueue": 6,
+                          "formalPorts": True},
 }
 
 
@@ -312,8 +327,9 @@ class SetAssoc:
 # ----------------------------------------------------------------------------- the walk
 @dataclass
 class Walk:
-    """A walk slot in use: the request, where the walk stands and what it read."""
-    slot: int
+    """A walk slot in use: the request, where the walk stands and what it read.  ``slot`` is
+    None while the walk waits in the miss queue (its first read decided, not sendable)."""
+    slot: int | None
     req: Req
     serial: int
     source: int
@@ -376,6 +392,8 @@ class PerforatedModel:
         self.bitmap = SetAssoc(1, p.bitmapEntries)
         self.pwc = SetAssoc(1, p.pwcEntries) if p.pwcEntries else None
         self.walks: list[Walk | None] = [None] * p.walkers
+        # requests that need memory and found every slot busy, in order (docs "Acceptance")
+        self.missq: deque[Walk] = deque()
         self.out: deque[Response] = deque()
         self.unanswered: set[int] = set()      # request serials whose response has not left
         self.pending_invals: deque[PendingInval] = deque()
@@ -400,7 +418,7 @@ class PerforatedModel:
         return {w.slot: w.pending for w in self.walks if w is not None}
 
     def idle(self) -> bool:
-        return all(w is None for w in self.walks)
+        return all(w is None for w in self.walks) and not self.missq
 
     # ------------------------------------------------------------------ entry checks
     def _rsvd_ppn(self, pte: int) -> bool:
@@ -516,10 +534,18 @@ class PerforatedModel:
 
     # ------------------------------------------------------------------ slots
     def _take_slot(self, req: Req, serial: int, source: int) -> Walk:
+        """The lowest free walk slot; with every slot busy a place at the tail of the miss
+        queue (docs "Acceptance": while the queue holds a walk every slot is busy)."""
         slot = next((i for i, w in enumerate(self.walks) if w is None), None)
         if slot is None:
-            raise PerforatedModelError(
-                f"request {req} accepted with every walk slot busy (req_ready must be low)")
+            if len(self.missq) >= self.p.missQueue:
+                raise PerforatedModelError(
+                    f"request {req} accepted with every walk slot busy and the miss queue full "
+                    f"({self.p.missQueue} places; req_ready must be low)")
+            w = Walk(None, req, serial, source)
+            self.missq.append(w)
+            return w
+        assert not self.missq
         w = Walk(slot, req, serial, source)
         self.walks[slot] = w
         return w
@@ -657,6 +683,11 @@ class PerforatedModel:
             nxt = d.resp
         if isinstance(nxt, Response):
             self.walks[slot] = None
+            if self.missq:
+                # the miss queue's head takes the slot (its read sendable from then on)
+                head = self.missq.popleft()
+                head.slot = slot
+                self.walks[slot] = head
             return self._finish(nxt)
         return nxt
 
@@ -739,6 +770,10 @@ class PerforatedModel:
     def inval(self, kind: int, asid: int = 0, vpn: int = 0, frame: int = 0) -> PendingInval:
         """An ``inval`` handshake: removes what the kind covers (docs "Invalidation") and
         marks every walk in flight stale (it fills nothing from now on)."""
+        if self.missq:
+            raise PerforatedModelError(
+                f"inval accepted while {len(self.missq)} requests wait in the miss queue "
+                f"(inval_ready must be low)")
         self._count("invals")
         vpn &= self.vpn_mask
         kind &= 3

@@ -574,3 +574,52 @@ def test_doc_parameters_and_named_configs_are_the_models():
     assert named == NAMED_CONFIGS
     for changes in NAMED_CONFIGS.values():
         PerforatedParams(**changes)
+
+
+def test_miss_queue_order_room_and_inval():
+    """Docs "Acceptance" (2026-11-28): with every walk slot busy a request that needs memory waits
+    in the miss queue (missQueue places: the pipeline's stage registers, 5 with sram latency 4,
+    4 with flops latency 4), its first read decided; the head takes the slot of the walk that
+    ends; a request with no slot and no place, and an invalidation with a queued request, are
+    errors (req_ready / inval_ready must be low)."""
+    assert PerforatedParams().missQueue == 5
+    assert PerforatedParams(storage="flops").missQueue == 4
+    assert PerforatedParams(storage="sram", latency=2).missQueue == 2
+    assert PerforatedParams(storage="flops", latency=1).missQueue == 1
+    m = PerforatedMachine(12)
+    vpns = [((V2 + 8 * i) << 9) | i for i in range(7)]
+    for v in vpns:
+        m.map_4k(ASID, v)
+    t = model_for(m, storage="flops", walkers=2)
+    ws = [t.request(req(m, v, id=i)) for i, v in enumerate(vpns[:6])]
+    assert [w.slot for w in ws] == [0, 1, None, None, None, None]
+    assert [w.kind for w in ws] == ["pml4e"] * 6 and not t.idle()
+    assert len(t.missq) == 4 and set(t.pending_reads()) == {0, 1}
+    with pytest.raises(PerforatedModelError):
+        t.request(req(m, vpns[6], id=6))
+    with pytest.raises(PerforatedModelError):
+        t.inval(INV_ALL)
+    # walk 1 ends first: its slot goes to the head (request 2), whose read is then sendable
+    w = ws[1]
+    while not isinstance(w, Response):
+        t.mem_request(w.slot, w.addr)
+        w = t.mem_response(1, m.mem.read(w.addr))
+    check(m, w, vpns[1])
+    assert t.walk(1) is ws[2] and ws[2].slot == 1 and not ws[2].sent and len(t.missq) == 3
+    # run everything to the end: the queued walks take the slots in acceptance order
+    order = []
+    while not t.idle():
+        for s in (0, 1):
+            w = t.walk(s)
+            if w is None:
+                continue
+            if not w.sent:
+                t.mem_request(s, w.addr)
+            r = t.mem_response(s, m.mem.read(w.addr))
+            if isinstance(r, Response):
+                order.append(r.id)
+                check(m, r, vpns[r.id])
+                nxt = t.walk(s)
+                assert nxt is None or nxt.slot == s
+    assert sorted(order) == [0, 2, 3, 4, 5]
+    t.inval(INV_ALL)

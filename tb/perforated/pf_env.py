@@ -8,8 +8,9 @@ handshake after the operation of that cycle (a memory response in the cycle its 
 is dropped).  Per cycle, in the ReadOnly phase, in this order:
 
 1. readiness: ``inval_ready`` high needs fewer than ``invalPending`` invalidations pending in
-   the model; a request accepted while the model has no free walk slot for it raises
-   (``PerforatedModelError``: req_ready was high when it must not be);
+   the model; a request accepted while the model has neither a free walk slot nor a miss-queue
+   place for it raises, and so does an invalidation accepted while the model's miss queue holds
+   a request (``PerforatedModelError``: req_ready / inval_ready was high when it must not be);
 2. an ``invalDone`` pulse: the model's oldest pending invalidation, which must be allowed
    (every request accepted before it answered on ``resp`` in an earlier cycle);
 3. a ``resp`` handshake: the model's next response (``pop_response``), every field compared;
@@ -52,6 +53,9 @@ class PfEnv:
         self.man = load_manifest(os.environ["XLAT_MANIFEST"])
         self.config = self.man.config
         self.p = PerforatedParams.from_dict(dict(self.man.params))
+        if self.man.derived.get("missQueue", self.p.missQueue) != self.p.missQueue:
+            raise TbError(f"manifest missQueue {self.man.derived['missQueue']} != the model's "
+                          f"{self.p.missQueue}")
         self.machine = machine if machine is not None else \
             PerforatedMachine(rng.getrandbits(32), pa_bits=self.p.paBits, mode=mode)
         self.model = PerforatedModel(self.p, bitmap_base=self.machine.bitmap_base)
@@ -80,7 +84,9 @@ class PfEnv:
         dut.bitmapBase.value = self.machine.bitmap_base
 
         self.free_ids = deque(range(1 << self.p.idBits))
-        self.outstanding: dict[int, dict] = {}      # id -> request txn (not yet answered)
+        # id -> request txns not yet answered, oldest first (an id shared by several requests
+        # in flight only in tests that send hits in order: ``send_req(..., id=)``)
+        self.outstanding: dict[int, deque] = {}
         self.answers: dict[int, tuple] = {}         # request serial -> (resp dict, model Response)
         self.last: dict | None = None               # the last response (dict + "_model")
         self.responses = []                         # (cycle, resp dict, model Response)
@@ -110,20 +116,23 @@ class PfEnv:
         await self.loop.reset(reset_cycles)
 
     # --------------------------------------------------------------- stimulus
-    def make_req(self, vpn, asid=None, cmd=0, user=0, root=None) -> dict | None:
-        """A request txn with a free id (None when every id is in flight)."""
-        if not self.free_ids:
-            return None
+    def make_req(self, vpn, asid=None, cmd=0, user=0, root=None, id=None) -> dict | None:
+        """A request txn with a free id (None when every id is in flight), or with ``id``
+        (which may be in flight: the caller's requests must answer in order, e.g. hits)."""
+        if id is None:
+            if not self.free_ids:
+                return None
+            id = self.free_ids.popleft()
         if asid is None:
             asid = 1
         sp = self.machine.space(asid)
-        txn = dict(id=self.free_ids.popleft(), vpn=vpn, asid=asid,
+        txn = dict(id=id, vpn=vpn, asid=asid,
                    root=sp.root if root is None else root, cmd=cmd, user=user)
-        self.outstanding[txn["id"]] = txn
+        self.outstanding.setdefault(id, deque()).append(txn)
         return txn
 
-    def send_req(self, vpn, asid=1, cmd=0, user=0, root=None) -> dict:
-        txn = self.make_req(vpn, asid, cmd, user, root)
+    def send_req(self, vpn, asid=1, cmd=0, user=0, root=None, id=None) -> dict:
+        txn = self.make_req(vpn, asid, cmd, user, root, id)
         if txn is None:
             raise TbError("no free request id")
         return self.req.send(txn)
@@ -192,10 +201,14 @@ class PfEnv:
                 diff = {k: (got[k], exp[k]) for k in RESP_FIELDS if got[k] != exp[k]}
                 self._err(c, f"response differs (rtl, model): {diff}\n  rtl {got}\n  model {exp}"
                              f" ({want.reason}; reads {[(r.kind, hex(r.addr)) for r in want.reads]})")
-            txn = self.outstanding.pop(item["id"], None)
-            if txn is None:
+            q = self.outstanding.get(item["id"])
+            if not q:
                 self._err(c, f"response with id {item['id']} no request in flight has")
-            self.free_ids.append(item["id"])
+            txn = q.popleft()
+            if not q:
+                del self.outstanding[item["id"]]
+                if item["id"] not in self.free_ids:
+                    self.free_ids.append(item["id"])
             got["_model"] = want
             got["_cycle"] = c
             txn["_resp"] = got

@@ -393,3 +393,140 @@ async def test_bitmap_base(dut):
     if env.p.perforation:
         assert any(a.addr == m.bitmap_addr(rec.ppn2m + 10) for a in env.mem.log), "no read at the new base"
     await _finish(env)
+
+
+# ----------------------------------------------------------------------------- the miss queue
+# docs "Acceptance" (decided 2026-11-28): a request takes a walk slot only in its respond, when
+# it turns out to need memory; with every slot busy it waits in the miss queue (missQueue places,
+# one per request the pipeline holds), whose head takes the slot of the next walk that ends.
+# Acceptance reserves a slot or a place for every request in flight, so hits run one a cycle.
+
+def _track_missq(env) -> dict:
+    """The model's miss queue over the run: its longest length, and the cycles it was not empty."""
+    st = {"max": 0, "busy": []}
+
+    def hook(c):
+        n = len(env.model.missq)
+        st["max"] = max(st["max"], n)
+        if n:
+            st["busy"].append(c)
+
+    env.loop.post_sample.append(hook)
+    return st
+
+
+def _req_cycles(env, after=-1) -> list:
+    return [c for c, k, _ in env.accepts if k == "req" and c > after]
+
+
+@cocotb.test()
+async def test_hits_one_per_cycle(dut):
+    """Docs "Acceptance": back-to-back requests that hit, with resp_ready high and no walk in
+    flight, are accepted one per cycle: N requests presented back to back are accepted in N
+    consecutive cycles (a functional rule of the doc, not a timing measurement). Ids repeat
+    (the hits answer in order)."""
+    env = await _env(dut, "hits_one_per_cycle")
+    m = env.machine
+    pages = [((V2 + k) << 9) | (3 * k + 1) for k in range(3)]
+    for v in pages:
+        m.map_4k(1, v)
+    m.map_2m(1, V2 + 8)
+    pages.append(((V2 + 8) << 9) | 77)
+    for v in pages:                      # cold: walks that fill the arrays
+        await env.translate(v)
+    await env.quiet()
+    start = env.loop.cycle
+    n = 40
+    ids = 1 << env.p.idBits
+    for i in range(n):
+        env.send_req(pages[i % len(pages)], id=i % ids)
+    await env.quiet()
+    acc = _req_cycles(env, start)[-n:]
+    assert len(acc) == n, acc
+    assert acc[-1] - acc[0] == n - 1, f"{n} hits accepted over {acc[-1] - acc[0] + 1} cycles: {acc}"
+    assert all(r["memReads"] == 0 for _, r, _ in env.responses[-n:])
+    await _finish(env)
+
+
+@cocotb.test()
+async def test_miss_queue_in_order(dut):
+    """Misses beyond the free walk slots: walkers + missQueue cold misses presented back to back
+    are all accepted in consecutive cycles (a slot or a queue place each), the queue fills, and
+    the queued walks take the slots in acceptance order (the scoreboard checks every mem_req's
+    slot and address against the model, whose queue head takes the slot of the walk that ends).
+    One request more waits until a walk ends."""
+    env = await _env(dut, "miss_queue_order", latency=(30, 30), reorder=False)
+    st = _track_missq(env)
+    m = env.machine
+    k = env.p.walkers + env.p.missQueue
+    vpns = [((V2 + 16 * i) << 9) | i for i in range(k + 1)]
+    for v in vpns:
+        m.map_4k(1, v)
+    ids = 1 << env.p.idBits
+    for i, v in enumerate(vpns):
+        env.send_req(v, id=i % ids)
+    await env.quiet()
+    acc = _req_cycles(env)
+    assert len(acc) == k + 1, acc
+    assert acc[k - 1] - acc[0] == k - 1, f"{k} misses accepted at {acc[:k]}"
+    assert acc[k] > acc[k - 1] + 1, f"request {k + 1} accepted with no room: {acc}"
+    assert st["max"] == env.p.missQueue, st["max"]
+    assert env.model.ctr["walks"] == k + 1
+    await _finish(env)
+
+
+@cocotb.test()
+async def test_miss_queue_inval_waits(dut):
+    """Docs "Same-cycle inputs": an invalidation presented while misses wait in the miss queue is
+    accepted only once the queue is empty (the model raises otherwise); requests presented
+    behind it wait for it; every walk answers, invalDone follows."""
+    env = await _env(dut, "miss_queue_inval", latency=(20, 20), reorder=False)
+    st = _track_missq(env)
+    m = env.machine
+    n = env.p.walkers + 2
+    vpns = [((V2 + 16 * i) << 9) | i for i in range(n)]
+    for v in vpns:
+        m.map_4k(1, v)
+    ids = 1 << env.p.idBits
+    for i, v in enumerate(vpns):
+        env.send_req(v, id=i % ids)
+    await env.loop.wait_until(lambda: len(_req_cycles(env)) == n, 200, "the misses accepted")
+    assert env.model.missq, "no miss waits in the queue"
+    sent = env.loop.cycle
+    env.send_inval(INV_PAGE, asid=1, vpn=vpns[0])
+    late = env.send_req(vpns[0] + 1, id=n % ids)
+    await env.quiet()
+    inv = [c for c, kd, _ in env.accepts if kd == "inval"]
+    assert len(inv) == 1, inv
+    pre = [c for c in st["busy"] if c < inv[0]]
+    assert pre and pre[-1] >= sent, (sent, inv, pre[-3:])      # it waited for the queue
+    assert [c for c, kd, t in env.accepts if t is late][0] > inv[0]
+    assert env.done_cycles and env.model.ctr["staleWalks"] >= 1
+    await _finish(env)
+
+
+@cocotb.test()
+async def test_miss_queue_backpressure(dut):
+    """Back-pressure on resp while misses wait in the miss queue and hits pass them: cold misses
+    and hits mixed, resp_ready low half the time, slow memory: nothing dropped, nothing
+    replayed, every response and mem_req against the model; the queue was used."""
+    rng = seeded_rng("miss_queue_backpressure")
+    env = PfEnv(dut, rng=rng, name="miss_queue_backpressure", resp_ready=RandomGaps(rng, 0.6),
+                latency=(15, 40))
+    await env.start()
+    st = _track_missq(env)
+    m = env.machine
+    hot = [((V2 + k) << 9) | k for k in range(4)]
+    for v in hot:
+        m.map_4k(1, v)
+    for v in hot:
+        await env.translate(v)
+    cold = [((V2 + 16 + 4 * k) << 9) | k for k in range(24)]
+    for v in cold:
+        m.map_4k(1, v)
+    for i, v in enumerate(cold):
+        for h in (v, hot[i % 4], hot[(i + 1) % 4]):
+            await env.loop.wait_until(lambda: env.free_ids, 5000, "a free id")
+            env.send_req(h)
+    await _finish(env)
+    assert st["max"] >= 1, "no miss waited in the queue"

@@ -94,7 +94,10 @@ class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false, peekA
   }
   io.ptrOk.foreach { o =>
     var q = head
-    o := (0 to depth).map { j => val hit = count === j.U && tail === q; q = next(q); hit }.reduce(_ || _)
+    val agree = (0 to depth).map { j => val hit = count === j.U && tail === q; q = next(q); hit }.reduce(_ || _)
+    // with a depth that is not a power of two the pointers' unused codes are excluded too (a head
+    // past the last entry would read no entry, and its successor wraps to 0)
+    o := (if (isPow2(depth)) agree else agree && head < depth.U)
   }
   private val tailNext = Mux(io.enq.fire, next(tail), tail)
   if (writeAhead == 0) {

@@ -212,6 +212,17 @@ class PerforatedDbg(p: PerforatedParams) extends Bundle {
     * in the stage registers has its write shadow left (formal/perforated I11).
     */
   val accOk = Bool()
+  /** The miss queue, head first (entry j is queued when j < mqCount), and whether its pointers
+    * and counts agree; a walk slot being handed to its head this cycle (`slotValid` leaves that
+    * slot out: it still holds the ended walk's state).
+    */
+  val mq = Vec(p.missQueue, new WalkState(p))
+  val mqCount = UInt(4.W)
+  val mqPtrOk = Bool()
+  val handValid = Bool()
+  val handSlot = UInt(p.slotBits.W)
+  /** Every slot's valid bit, the handed one included. */
+  val slotBusy = UInt(p.walkers.W)
 }
 
 /** What the decide stage computes for respond (registered): the operation's decision but the

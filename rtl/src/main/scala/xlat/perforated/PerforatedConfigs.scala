@@ -20,7 +20,7 @@ object PerforatedConfigs extends BlockConfigs[PerforatedParams] {
   /** Small enough for the proofs, with the `dbg_*` ports they read. */
   private def formal = PerforatedParams(
     storage = "flops", sets4k = 2, ways4k = 2, sets2m = 2, ways2m = 2, bitmapEntries = 2, pwcEntries = 2,
-    walkers = 2, asidBits = 2, idBits = 2, paBits = 32, formalPorts = true
+    walkers = 2, asidBits = 2, idBits = 2, paBits = 32, respQueue = 6, formalPorts = true
   )
 
   def named: Seq[(String, () => PerforatedParams)] = Seq(

@@ -20,6 +20,10 @@ import xlat.common._
   *    caches' fills and touches land one cycle after respond (`late`, see below);
   *  - `walkers` walk slots ([[WalkState]]): a request that needs memory holds one from its first
   *    read to its response, with at most one read outstanding (`mem_req.id` = slot);
+  *  - the miss queue ([[MissQueue]], `missQueue` = the stage registers from acceptance to
+  *    respond): requests that need memory and find every slot busy in their respond wait there
+  *    in order, their first read decided; the head takes the slot a walk frees (decided
+  *    2026-11-28, docs "Acceptance");
   *  - the response queue ([[RegQueue]], `respQueue`) in front of `resp`;
   *  - [[InvalWait]]: accepted invalidations waiting for the responses of the requests accepted
   *    before them.
@@ -50,7 +54,7 @@ import xlat.common._
   * respond, and the caches' late fills land in the cycle after it, before the next operation's
   * compares; without it one cycle more); requests run back to back: a request changes nothing another request
   * compares (it only touches replacement state, read and written in respond in acceptance
-  * order, and takes a slot, counted at acceptance). Hence every operation sees the effect of
+  * order, and takes a slot or a miss-queue place, reserved at acceptance). Hence every operation sees the effect of
   * every operation accepted before it, the model's sequential order.
   *
   * ==Invalidations==
@@ -61,10 +65,12 @@ import xlat.common._
   * landed and every response owed to earlier requests has left on `resp`.
   *
   * ==Acceptance==
-  * `req_ready` needs a free walk slot and a response-queue place for every request in flight
-  * that might take one, so nothing is ever replayed (when every slot is busy, hits wait too);
-  * `mem_resp_ready` needs a response-queue place. A request also waits while an invalidation
-  * that could be accepted is presented, so that the pipeline drains for it.
+  * `req_ready` needs a walk slot or a miss-queue place, and a response-queue place, for every
+  * request in flight that might take one, so nothing is ever replayed; a request takes a slot
+  * (or a queue place) only in its respond, when it turns out to need memory, so hits run one a
+  * cycle (decided 2026-11-28, docs "Acceptance"). `mem_resp_ready` needs a response-queue
+  * place. A request also waits while an invalidation that could be accepted is presented, so
+  * that the pipeline drains for it; an invalidation waits for an empty miss queue.
   */
 class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   override def desiredName = "PerforatedL2Tlb"
@@ -182,6 +188,24 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val heldAnswers = PopCount(held.map(x => x.valid && x.bits.kind =/= OpKind.Inval))
   private val freeSlots = PopCount(sv.map(!_))
   private val respRoom = (respq.io.count +& heldAnswers) < p.respQueue.U
+  /** The miss queue (docs "Acceptance", decided 2026-11-28): a request that needs memory and
+    * finds every walk slot busy in its respond waits here, in order, with its slot state (its
+    * first read) decided there; one place per request the pipeline holds, so that acceptance
+    * reserves a slot or a place. While it is not empty every slot is busy: a walk that ends hands
+    * its slot to the head (`handR`, the cycle after its respond), which sends its read from the
+    * cycle after that.
+    */
+  private val mq = new MissQueue(new WalkState(p), held.size, regs = p.formalPorts)
+  require(mq.depth == p.missQueue, s"missQueue ${p.missQueue} != the stage registers ${held.size}")
+  private val mqAny = mq.count =/= 0.U
+  /** The miss queue is empty: a register computed a cycle ahead from the queue's next count
+    * (below), so that `inval_ready` (and through it the acceptance's selection) starts from
+    * flops (the count's compare was on the routed critical path of 2026-11-28, 84.55 MHz).
+    */
+  private val mqEmptyR = RegInit(true.B)
+  /** The slot a walk that ended hands to the miss queue's head, this cycle. */
+  private val handR = RegInit(false.B)
+  private val handSlot = Reg(UInt(p.slotBits.W))
 
   /** `!busy` and `!busy && pipeEmpty`, each computed a cycle ahead into a register (the same
     * functions of the state: below, from the next state of the shadow, the sweep and the stage
@@ -192,11 +216,11 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   /** `inv.count < invalPending`, a register too (computed a cycle ahead from the tracker's next
     * count, below). */
   private val invOkR = RegInit(true.B)
-  io.inval.ready := idleR && invOkR
+  io.inval.ready := idleR && invOkR && mqEmptyR
   io.mem_resp.ready := freeR && !io.inval.fire && respRoom
   /** An invalidation that will be accepted once the pipeline has drained: requests wait for it. */
   private val invalWaits = io.inval.valid && invOkR
-  io.req.ready := freeR && !invalWaits && !io.mem_resp.fire && respRoom && freeSlots > heldReqs
+  io.req.ready := freeR && !invalWaits && !io.mem_resp.fire && respRoom && (freeSlots +& mq.free) > heldReqs
 
   private val mid = io.mem_resp.bits.id
   private val midOk = if (isPow2(p.walkers)) true.B else mid < p.walkers.U
@@ -738,15 +762,25 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val evHole = hole
   private val evPwcHit = pwcTouch
 
-  // slots: a request that needs memory takes the lowest free slot; a step's walk goes on or ends
+  // slots: a request that needs memory takes the lowest free slot, or waits in the miss queue
+  // when every slot is busy; a step's walk goes on or ends
   private val freeIdx = PriorityEncoder(sv.map(!_))
-  private val alloc = reqNow && issueRd
+  private val allBusy = sv.asUInt.andR
+  private val alloc = reqNow && issueRd && !allBusy
+  private val mqPush = reqNow && issueRd && allBusy
   private val slotIdx = Mux(reqNow, freeIdx, op.slot)
   private val freeing = stepNow && !issueRd
-  // the slot's state is written whatever the decision: a request writes a free slot (one exists:
-  // `req_ready` counted it), which stays free unless it allocates; a step whose walk ends
-  // writes the slot it frees. So the state registers' enables do not wait for the decision.
-  when((reqNow && !sv.asUInt.andR) || stepNow) { ws(slotIdx) := nsR }
+  /** A walk ends while requests wait: its slot stays busy and goes to the queue's head in the
+    * next cycle (nothing responds then: the step's write shadow keeps the pipeline behind it
+    * empty).
+    */
+  private val handing = freeing && mqAny
+  // the slot's state is written whatever the decision: a request writes a free slot (if one
+  // exists), which stays free unless it allocates; a step whose walk ends writes the slot it
+  // frees. So the state registers' enables do not wait for the decision. The head of the miss
+  // queue is written into the slot handed to it.
+  when((reqNow && !allBusy) || stepNow) { ws(slotIdx) := nsR }
+  when(handR) { ws(handSlot) := mq.first }
   when(alloc || (stepNow && issueRd)) {
     sSent(slotIdx) := false.B
     sStep(slotIdx) := false.B
@@ -755,11 +789,22 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     sv(slotIdx) := true.B
     sStale(slotIdx) := false.B
   }
-  when(freeing) {
+  when(freeing && !mqAny) {
     sv(op.slot) := false.B
     sStep(op.slot) := false.B
     sSent(op.slot) := false.B
   }
+  // (an invalidation waits for an empty miss queue: none is accepted while a slot is handed,
+  // and the head was accepted after every invalidation, so it is not stale)
+  handR := handing
+  when(handing) { handSlot := op.slot }
+  when(handR) {
+    sStep(handSlot) := false.B
+    sSent(handSlot) := false.B
+    sStale(handSlot) := false.B
+  }
+  mq.update(mqPush, nsR, handR)
+  mqEmptyR := (mq.count + mqPush.asUInt - handR.asUInt) === 0.U
 
   /** A fill into one array: the way holding the key (the hit vector is the same-key vector),
     * else the lowest invalid way, else the PLRU victim; the written way is touched. Returns
@@ -874,7 +919,9 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     "badMemResps" -> PerfCounter(badResp),
     "invals" -> PerfCounter(io.inval.fire),
     "staleWalks" -> PerfCounter.count((0 until p.walkers).map(i => io.inval.fire && sv(i) && !sStale(i))),
-    "walkerFullCycles" -> PerfCounter(io.req.valid && sv.asUInt.andR),
+    // (a request waiting, req_ready low, with every slot busy: since the miss queue a request
+    // may be accepted with every slot busy)
+    "walkerFullCycles" -> PerfCounter(io.req.valid && !io.req.ready && sv.asUInt.andR),
     "respStallCycles" -> PerfCounter(io.resp.valid && !io.resp.ready)
   )
 
@@ -883,7 +930,15 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     d.valid4k := valid4k.flat
     d.valid2m := valid2m.flat
     d.bitmapValid := bm.valid.asUInt
-    d.slotValid := sv.asUInt
+    // (a slot being handed to the miss queue's head holds the ended walk's state until the next
+    // cycle: not live; the head is still in the queue)
+    d.slotValid := sv.asUInt & ~Mux(handR, UIntToOH(handSlot, p.walkers), 0.U)
+    d.handValid := handR
+    d.slotBusy := sv.asUInt
+    d.handSlot := handSlot
+    d.mq := mq.all
+    d.mqCount := mq.count
+    d.mqPtrOk := mq.ptrOk
     d.slotStale := sStale.asUInt
     d.slotSent := sSent.asUInt
     d.pipeEmpty := pipeEmpty
@@ -913,7 +968,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
       !(x.valid && x.bits.kind =/= OpKind.Req) || shadow.atLeast(held.size - j)
     }.reduce(_ && _)
     d.accOk := freeR === !(shadow.busy || sweeping) && idleR === (!(shadow.busy || sweeping) && pipeEmpty) && shadowOk &&
-      invOkR === (inv.count < p.invalPending.U)
+      invOkR === (inv.count < p.invalPending.U) && mqEmptyR === !mqAny
   }
 }
 
@@ -1051,6 +1106,53 @@ class ArrayPlru(ways: Int, sets: Int, ram: Boolean) {
   def fill(set: UInt, way: UInt): Unit = regs match {
     case Some(r) => r.fill(set, way, false.B)
     case None    => rdSet := set; wrEn := true.B; wrWay := way
+  }
+}
+
+/** The miss queue: `depth` entries in order, in distributed RAM (combinational read of the head,
+  * written at the clock edge), or flops with `regs` (the formal view reads them all, [[all]]).
+  * One push or one pop a cycle (`update`; both in one cycle is not used: a push is a request's
+  * respond, a pop the cycle after a step's). `free` is `depth - count`, a register of its own.
+  */
+class MissQueue[T <: Data](gen: T, val depth: Int, regs: Boolean) {
+  private val ptrBits = log2Ceil(depth).max(1)
+  private def next(x: UInt): UInt =
+    if (depth == 1) 0.U(ptrBits.W) else if (isPow2(depth)) (x + 1.U)(ptrBits - 1, 0) else Mux(x === (depth - 1).U, 0.U, x + 1.U)
+  private def idx(i: UInt): UInt = if (depth == 1) 0.U else i
+  private val head = RegInit(0.U(ptrBits.W))
+  private val tail = RegInit(0.U(ptrBits.W))
+  val count: UInt = RegInit(0.U(log2Ceil(depth + 1).W))
+  val free: UInt = RegInit(depth.U(log2Ceil(depth + 1).W))
+  private val r = Option.when(regs)(Reg(Vec(depth, gen)))
+  private val mem = Option.when(!regs)(Mem(depth, gen))
+  /** The head (meaningful when `count` is not 0). */
+  val first: T = r match {
+    case Some(x) => x(idx(head))
+    case None    => mem.get.read(idx(head))
+  }
+  def update(push: Bool, data: T, pop: Bool): Unit = {
+    when(push) {
+      r.foreach(x => x(idx(tail)) := data)
+      mem.foreach(x => x.write(idx(tail), data))
+      tail := next(tail)
+    }
+    when(pop) { head := next(head) }
+    count := count + push.asUInt - pop.asUInt
+    free := free - push.asUInt + pop.asUInt
+  }
+  /** Every entry in queue order, head first (entry j is queued when j < count); flops only. */
+  def all: Vec[T] = {
+    val x = r.get
+    var q = head
+    val v = Wire(Vec(depth, gen))
+    for (j <- 0 until depth) { v(j) := x(idx(q)); q = next(q) }
+    v
+  }
+  /** The pointers and counts agree: tail = head + count, free = depth - count. */
+  def ptrOk: Bool = {
+    var q = head
+    val ok = (0 to depth).map { j => val hit = count === j.U && tail === q; q = next(q); hit }.reduce(_ || _)
+    ok && free === depth.U - count && (if (isPow2(depth)) true.B else head < depth.U)
   }
 }
 

@@ -24,7 +24,7 @@ case class PerforatedParams(
     idBits: Int = 4,
     paBits: Int = 52,
     latency: Int = 4,
-    respQueue: Int = 4,
+    respQueue: Int = 8,
     invalPending: Int = 2,
     formalPorts: Boolean = false
 ) {
@@ -55,6 +55,10 @@ case class PerforatedParams(
   val rowReg: Boolean = sram && latency == 4
   /** Cycles after an array write is issued in which nothing is accepted (docs "Timing"). */
   val writeShadow: Int = timing.writeShadow + (if (timing.selReg) 0 else 1) + (if (rowReg) 1 else 0)
+  /** The miss queue's places (**decided** 2026-11-28, docs "Acceptance"): one per stage register
+    * from acceptance to respond, i.e. per request the pipeline can hold.
+    */
+  val missQueue: Int = Seq(rowReg, timing.readReg, timing.hitReg, timing.selReg).count(identity) + 1
 
   /** x86-64 4-level: VA 47:12. */
   val vpnBits: Int = 36
@@ -76,6 +80,7 @@ case class PerforatedParams(
     "selReg" -> timing.selReg,
     "rowReg" -> rowReg,
     "writeShadow" -> writeShadow,
+    "missQueue" -> missQueue,
     "vpnBits" -> vpnBits,
     "ppnBits" -> ppnBits,
     "memIdBits" -> slotBits,
