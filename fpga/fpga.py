@@ -109,7 +109,10 @@ CONFIG_ROUTERS = {"babelfish_l1": "router1", "babelfish_l1_noshare": "router1",
                   # walker_x86 (overuse about 2 500 -> 3 400 wires from iteration 16 to 30; 50.54 MHz
                   # with a fabric reset), router1 routes it at 68.32 MHz (seed 1, same RTL)
                   "walker_x86": "router1", "walker_x86_5": "router1", "walker_rv39": "router1",
-                  "walker_rv48": "router1"}
+                  "walker_rv48": "router1",
+                  # 2026-11-28 session 17, same RTL and wrapper: router2 81.67 (seed 1); router1
+                  # 104.68 / 110.69 (pml_default seeds 1 / 2), 106.44 (pml_dedup seed 1; router2 88.55)
+                  "pml_default": "router1", "pml_dedup": "router1"}
 # nextpnr time limit per configuration (others: --pnr-timeout, default 1500 s): router1 on the
 # L2 configurations needs about 30 min (placement included) at load 15 on 2 cores.
 PNR_TIMEOUT = 1500
