@@ -111,8 +111,11 @@ CONFIG_ROUTERS = {"babelfish_l1": "router1", "babelfish_l1_noshare": "router1",
                   "walker_x86": "router1", "walker_x86_5": "router1", "walker_rv39": "router1",
                   "walker_rv48": "router1",
                   # 2026-11-28 session 17, same RTL and wrapper: router2 81.67 (seed 1); router1
-                  # 104.68 / 110.69 (pml_default seeds 1 / 2), 106.44 (pml_dedup seed 1; router2 88.55)
-                  "pml_default": "router1", "pml_dedup": "router1"}
+                  # 104.68 / 110.69 (pml_default seeds 1 / 2), 106.44 / 105.5 (pml_dedup; router2 88.55)
+                  "pml_default": "router1", "pml_dedup": "router1",
+                  # same session: devtlb_ptb8 seed 1 router2 88.34 -> router1 109.25
+                  "devtlb_base": "router1", "devtlb_part": "router1", "devtlb_ptb8": "router1",
+                  "devtlb_ptb32": "router1", "devtlb_full": "router1"}
 # nextpnr time limit per configuration (others: --pnr-timeout, default 1500 s): router1 on the
 # L2 configurations needs about 30 min (placement included) at load 15 on 2 cores.
 PNR_TIMEOUT = 1500
