@@ -149,3 +149,13 @@ def check_readme_table_from_run(smoke_run, tmp_path):
     chk = subprocess.run([sys.executable, os.path.join(HERE, "readme_table.py"), "--results", results,
                           "--readme", str(readme), "--check"], capture_output=True, text=True)
     assert chk.returncode == 0, chk.stderr
+    # a named second table (--section) is rewritten alone; the main one is left as it was
+    begin, end = readme_table.markers("blk")
+    readme.write_text(text + f"{begin}\nstale named row\n{end}\n")
+    p = subprocess.run([sys.executable, os.path.join(HERE, "readme_table.py"), "--results", results,
+                        "--readme", str(readme), "--section", "blk"], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    both = readme.read_text()
+    assert both.startswith(text) and "stale named row" not in both, both
+    named = both[len(text):].splitlines()
+    assert named[0] == begin and named[-1] == end and any(x.startswith(f"| {CFG} |") for x in named), named

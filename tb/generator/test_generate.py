@@ -411,7 +411,7 @@ NAMED = {
     "devtlb_part": ("devtlb", {**DEVTLB, "ptbEntries": 1, "pbEntries": 0}),
     "devtlb_ptb8": ("devtlb", {**DEVTLB, "ptbEntries": 8, "pbEntries": 0}),
     "devtlb_ptb32": ("devtlb", {**DEVTLB, "pbEntries": 0}),
-    "devtlb_full": ("devtlb", DEVTLB),
+    "devtlb_full": ("devtlb", {**DEVTLB, "pfSlots": 16}),   # docs/devtlb.md: 16 prefetch slots
     "devtlb_formal": ("devtlb", {**DEVTLB, "sets": 2, "ways": 2, "sidBits": 2, "iovaBits": 22,
                                  "ppnBits": 21, "ptbEntries": 2, "pbEntries": 2, "histDistance": 2,
                                  "predictorEntries": 4, "historyEntries": 4, "tagBits": 2,

@@ -25,7 +25,10 @@ object DevTlbConfigs extends BlockConfigs[DevTlbParams] {
     "devtlb_part" -> (() => noPrefetch(1, partitioned = true)),
     "devtlb_ptb8" -> (() => noPrefetch(8, partitioned = true)),
     "devtlb_ptb32" -> (() => noPrefetch(32, partitioned = true)),
-    "devtlb_full" -> (() => DevTlbParams()),
+    // 16 prefetch slots for the 8-entry PB: a tenant's two history pages are usually two 4 KiB
+    // pages of one 2 MiB translation, so 8 slots cover only 4 tenants a round trip; 16 reach the
+    // link rate at 1024 tenants (docs/devtlb.md, "Evaluation").
+    "devtlb_full" -> (() => DevTlbParams(pfSlots = 16)),
     "devtlb_formal" -> (() => formal)
   )
 }
