@@ -23,7 +23,7 @@
 //       a fill never evicts another SID's entry without claiming the row.
 //   T   resp and ats_req keep valid and bits while ready is low.
 // Invariants (asserted, what the proofs above rest on; devtlb_prove closes by k-induction at
-// k = 6, formal/devtlb/README.md): I1-I6, Q, J below; I3 the drain register answers its waiter,
+// k = 3 since 2026-11-28 (k = 6 before J2 / J3), formal/devtlb/README.md): I1-I6, Q, J below; I3 the drain register answers its waiter,
 // I3b the drain's pick register holds one valid ready waiter not in it; since 2026-11-28 (the
 // per-waiter response copies and the pick register) I5b a demand slot always has a waiter,
 // I7 a ready waiter's response copy is its slot's translation, I8 the drain register's one-hot,
@@ -389,6 +389,9 @@ module devtlb_fv (
   // request read is the row in storage until it responds, and its registered hit vectors name
   // valid entries of its own SID.
   wire [2:0]    pk_left;
+  wire          pk_cm_tlb;        // the fill commit register (dut.cmTlb)
+  wire          pk_c_ptv, pk_k_ptok, pk_s_ptok, pk_cm_claim, pk_cm_row;
+  wire [SB-1:0] pk_c_ptag, pk_cm_sid;
   wire          pk_c_row, pk_k_row, pk_s_row;
   wire [SB-1:0] pk_rd_sid [0:1];
   wire [PP-1:0] pk_k_rowppn [0:1];
@@ -421,6 +424,16 @@ module devtlb_fv (
     if (pk_left == 3'd1) assert (!st_valid[0] && !st_valid[1] && !st_valid[2]);
     if (pk_left == 3'd0) assert (!writer(st_valid[0], st_kind[0]) && !writer(st_valid[1], st_kind[1]) &&
                                  !writer(st_valid[2], st_kind[2]));
+    // J2 (2026-11-28) a fill in the commit register (one cycle after respond) is the last cycle
+    // of its write shadow: no other writer in the stages, nothing accepted behind it
+    if (pk_cm_tlb) assert (pk_left == 3'd1);
+    // J3 (2026-11-28) the PTag check on its way to the commit: the row's PTag registered at
+    // acceptance (read stage), the "PTag ok" bit in match and pick, the claim in the commit
+    // register are the storage's (nothing changes a PTag behind a writer: the write shadow)
+    if (st_valid[0]) assert (pk_c_ptv == dbg_ptagValid[st_row[0]] && pk_c_ptag == dbg_ptag[st_row[0] * SB +: SB]);
+    if (st_valid[1]) assert (pk_k_ptok == (dbg_ptagValid[st_row[1]] && dbg_ptag[st_row[1] * SB +: SB] == st_sid[1]));
+    if (st_valid[2]) assert (pk_s_ptok == (dbg_ptagValid[st_row[2]] && dbg_ptag[st_row[2] * SB +: SB] == st_sid[2]));
+    if (pk_cm_tlb) assert (pk_cm_claim == !(dbg_ptagValid[pk_cm_row] && dbg_ptag[pk_cm_row * SB +: SB] == pk_cm_sid));
   end
   generate
     for (gi = 0; gi < P_WAYS; gi = gi + 1) begin : g_hitpath
