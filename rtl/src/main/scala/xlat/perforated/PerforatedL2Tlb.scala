@@ -45,7 +45,9 @@ import xlat.common._
   *  - '''decide''' (a register after pick, whatever the latency): the operation's decision but
   *    the perforated one, as flat conditions (the response, the slot's next state and read, the
   *    fills, touches and events), and the perforated decision's inputs (filter bit, the bitmap
-  *    cache's hit, the page's bit of the word) and each outcome's data; all registered;
+  *    cache's hit, the page's bit of the word) and each outcome's data; all registered
+  *    (with `preDecide`, i.e. `rowReg`: the large page and its shadow node's frame come from
+  *    registers of pick, and its data multiplexers select by kind; docs "Timing");
   *  - '''respond''' (a register after decide): selects among the registered outcomes and
   *    writes: the response into the queue, replacement touches, fills, the slot, an
   *    invalidation's removal.
@@ -339,8 +341,10 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     */
   private def bmHits(index: Seq[UInt]): Vec[Bool] = {
     val half = (p.bitmapEntries + 1) / 2
+    def copyOf(i: Int): Int =
+      if (index.size > 2) i * index.size / p.bitmapEntries else if (i < half) 0 else index.size - 1
     VecInit(bm.entries.zip(bm.valid).zipWithIndex.map { case ((e, v), i) =>
-      v && e.index === index(if (i < half) 0 else index.size - 1)
+      v && e.index === index(copyOf(i))
     })
   }
   private def pwcHits(kind: Int): Vec[Bool] = pwc match {
@@ -426,8 +430,10 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // (two copies of the key in the configurations without proofs: the formal configuration's
   // k-induction did not relate the two copies (no result in 30 min, against 1 min with one);
   // the same function either way)
+  // (four copies with `preDecide`: each quarter of the entries compares with one)
   private val bmKeyK =
-    if (timing.hitReg && !p.formalPorts) { val (a, b) = RegCopies.two(bmKeyC); Seq(a, b) } else Seq(toPick(bmKeyC))
+    if (p.preDecide) RegCopies.many(bmKeyC, 4, "bmKeyK")
+    else if (timing.hitReg && !p.formalPorts) { val (a, b) = RegCopies.two(bmKeyC); Seq(a, b) } else Seq(toPick(bmKeyC))
   pickK.bmVec := bmHits(bmKeyK)
   // at most one bitmap entry holds a word (a fill of a key already held rewrites that entry):
   // the index is the vector's OR-encoding, here so that decide's word read starts from a register
@@ -444,8 +450,11 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // only selects (docs "Timing").
   private val won = Stage.carry(pickK, timing.selReg)
   private val opD = s.bits
-  private val reqD = isKind(s, OpKind.Req)
-  private val stepD = isKind(s, OpKind.Step)
+  // (with `preDecide` the data multiplexers of decide select by the operation's kind alone:
+  // respond uses the decision only with its own valid bit, and the stage's valid bit had a
+  // fan-out over the whole stage, the head of the routed critical path of 2026-11-28)
+  private val reqD = if (p.preDecide) s.bits.kind === OpKind.Req else isKind(s, OpKind.Req)
+  private val stepD = if (p.preDecide) s.bits.kind === OpKind.Step else isKind(s, OpKind.Step)
   private val vpnD = opD.req.vpn
   private val asidD = opD.req.asid
   private val offD = vpnD(8, 0)
@@ -521,6 +530,30 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     flK.filterBit := VecInit(filter.asBools)(k.bits.req.vpn(8, 6))
   }
   private val flD = Stage.carry(flK, timing.selReg)
+  /** With `preDecide`: the large page of the perforated decision (a request's 2 MiB winner, a
+    * bitmap step's slot, a step's PD leaf) selected in pick, and its shadow node's frame
+    * (`pdPpn + 1`) added there, both registered for decide (its adder's carry chain behind the
+    * selection was the routed critical path of 2026-11-28, 88.26 MHz). The same values in
+    * decide: the slot is read in pick as decide reads it (`slD`), the leaf's fields are the
+    * step's word and checks (`stK`).
+    */
+  private val largePre = Option.when(p.preDecide) {
+    val req = k.bits.kind === OpKind.Req
+    val pteK = k.bits.rdata
+    val slK = ws(k.bits.slot)
+    val leafK = Wire(new E2m(p))
+    leafK.asid := k.bits.req.asid
+    leafK.vpn2m := k.bits.req.vpn >> 9
+    leafK.ppn := Cat(pteK(p.paBits - 1, 21), 0.U(9.W))
+    leafK.wux := stK.permNew
+    leafK.d := pteK(6)
+    leafK.perforated := pteK(52)
+    leafK.filter := Mux(pteK(52), pteK(20, 13), 0.U)
+    leafK.pdPpn := slK.pdPpn
+    leafK.up := slK.up
+    val l = Mux(req, pickK.e2m, Mux(flK.known, slK.large, leafK))
+    (RegNext(l), RegNext((l.pdPpn + 1.U)(hi, 0)))
+  }
   private val perfBit = pteD(52)
   private val table = pteD(p.paBits - 1, 12)
   private val kPml4e = stD.kPml4e
@@ -546,7 +579,12 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
 
   // the translation of a hit or a leaf (fault 1 when the access is not allowed: docs
   // "Permissions and A/D"), and the response's fault code
-  private val tPpn = Mux(reqD, Mux(won.any4k, e4.ppn, Cat(e2.ppn(hi, 9), offD)), Mux(kPde, Cat(leaf.ppn(hi, 9), offD), table))
+  // (with `preDecide` the large page of a request's 2 MiB hit and of a step's PD leaf is
+  // `largePre`'s, registered in pick)
+  private val tPpn = largePre match {
+    case Some((l, _)) => Mux(reqD && won.any4k, e4.ppn, Mux(reqD || kPde, Cat(l.ppn(hi, 9), offD), table))
+    case None => Mux(reqD, Mux(won.any4k, e4.ppn, Cat(e2.ppn(hi, 9), offD)), Mux(kPde, Cat(leaf.ppn(hi, 9), offD), table))
+  }
   private val tBig = Mux(reqD, !won.any4k, kPde)
   private val tWux = Mux(reqD, Mux(won.any4k, e4.wux, e2.wux), permNew)
   private def denied(wux: UInt, d: Bool): Bool =
@@ -633,7 +671,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // request's 2 MiB hit, a walk's perforated PD leaf, or a walk's bitmap read (`wordKnown`).
   // Decided in respond from the registered bits below; each outcome's data is formed here.
   private val wordKnownD = flD.known
-  private val large = Mux(reqD, e2, Mux(wordKnownD, slD.large, leaf))
+  private val large = largePre.map(_._1).getOrElse(Mux(reqD, e2, Mux(wordKnownD, slD.large, leaf)))
   // at most one bitmap entry holds a word (a fill of a key already held rewrites that entry)
   private val bmIdxD = won.bmIdx
   private val word = Mux(wordKnownD, pteD, bmWords.read(bmIdxD))
@@ -659,7 +697,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   dec.hSource := Mux(srcIn === PSource.Walk.U, PSource.Walk.U, PSource.Hole.U)
   dec.hWux := Mux(won.sAny, sE.wux, large.up)
   dec.hKind := Mux(won.sAny, RdKind.Hole.U, RdKind.Shadow.U)
-  dec.hAddr := Mux(won.sAny, at(sE.ppn, offD), at((large.pdPpn + 1.U)(hi, 0), vpnD(17, 9)))
+  dec.hAddr := Mux(won.sAny, at(sE.ppn, offD), at(largePre.map(_._2).getOrElse((large.pdPpn + 1.U)(hi, 0)), vpnD(17, 9)))
 
   dec.go := flD.go
   // respond's selections, each a flat condition of the registered decision (respond ANDs them

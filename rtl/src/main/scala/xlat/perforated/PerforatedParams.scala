@@ -53,6 +53,16 @@ case class PerforatedParams(
     * acceptance to response, and one cycle more of write shadow.
     */
   val rowReg: Boolean = sram && latency == 4
+  /** With `rowReg` (the configurations whose decide stage is the routed critical path:
+    * `perforated_default`, `perforated_off`), decide's operands start from registers of pick
+    * (docs "Timing", "Decide's operands from pick", 2026-11-28 session 18; no cycle change): the
+    * large page of the perforated decision and its shadow node's frame (`pdPpn + 1`) selected
+    * and added in pick, decide's data multiplexers selected by the operation's kind without the
+    * stage's valid bit (respond uses the decision only with its own valid bit), the bitmap key in
+    * four copies. Off in the flops configurations, whose Verilog (and the formal configuration's
+    * proofs) it leaves unchanged.
+    */
+  val preDecide: Boolean = rowReg
   /** Cycles after an array write is issued in which nothing is accepted (docs "Timing"). */
   val writeShadow: Int = timing.writeShadow + (if (timing.selReg) 0 else 1) + (if (rowReg) 1 else 0)
   /** The miss queue's places (**decided** 2026-11-28, docs "Acceptance"): one per stage register
