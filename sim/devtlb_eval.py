@@ -433,10 +433,10 @@ def reading(get, tm) -> str:
         s.append(f" `devtlb_full` adds the Prefetch Unit (8-entry PB, 16 prefetch slots): at 1024 tenants round "
                  f"robin {pct(g['pb_rate'])} of the requests hit the PB, the demand ATS requests fall to "
                  f"{g['demand_per_packet']:.2f} per packet and the link is {pct(g['util'])} used (target 95% "
-                 f"{'met' if g['util'] >= 0.95 else 'missed'}). The prefetches are late (`histDistance` = 32 "
+                 f"{'met' if g['util'] >= 0.95 else 'missed'}). Of the completed prefetches {pct(g['accuracy'])} are "
+                 f"used, {pct(g['late'])} by a request that joins the prefetch still in flight (`histDistance` = 32 "
                  f"requests = {32 / 3:.1f} packets = {32 / 3 * pkt:.0f} ns of look-ahead against a {tm.ats_ns:g} ns "
-                 f"round trip), but the tenant's requests join them in flight ({pct(g['late'])} of the prefetches) "
-                 f"instead of sending their own.")
+                 f"round trip).")
         if d8:
             g2 = d8["fig"]
             s.append(f" With 8 prefetch slots (`pfSlots` = `pbEntries`, test-only `devtlb_evx_full_pf8`) the same "
