@@ -90,7 +90,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val pbValid = RegInit(VecInit(Seq.fill(pbN)(false.B)))
   private val pbUsed = Reg(Vec(pbN, Bool()))
   private val pbRepl = new ReplacementState(ReplacementPolicy("lru", pbN), 1)
-  private val st = new SlotTable(p)
+  private val st = new SlotTable(p, fast = ramAddrReg)
   private val pf = if (p.prefetch) Some(new PrefetchUnit(p, timing)) else None
   /** With several slots and the keys' address registers (`devtlb_ptb8`, `ptb32`, `full`), the
     * valid bits and the PTag are instead read in match, at a one-hot copy of the row registered
@@ -218,8 +218,16 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // a completion whose tag is not outstanding is consumed here, with no other effect
   private val compTag = io.ats_resp.bits.tag
   // outstanding: allocated, its ATS request sent in an earlier cycle, no completion accepted yet
-  private val compSlotOk = (0 until p.slots).map(i =>
-    compTag === i.U && st.valid(i) && st.slot(i).sent && !st.slot(i).completing).reduce(_ || _)
+  /** `rowLate`: a slot's "outstanding" (valid, sent, no completion accepted) as a register of
+    * its own, set at its `ats_req` handshake and cleared at its completion's acceptance (a slot is
+    * freed only after that, and allocated free), so the tag selects one bit per slot instead of
+    * three in front of the acceptance logic (`fpga/levels.py devtlb_ptb32`).
+    */
+  private val outstanding = if (rowLate) Some(RegInit(VecInit(Seq.fill(p.slots)(false.B)))) else None
+  private val compSlotOk = (0 until p.slots).map(i => compTag === i.U && (outstanding match {
+    case Some(o) => o(i)
+    case None => st.valid(i) && st.slot(i).sent && !st.slot(i).completing
+  })).reduce(_ || _)
   private val badTag = io.ats_resp.fire && !compSlotOk
   private val goodComp = io.ats_resp.fire && compSlotOk
   for (i <- 0 until p.slots) when(goodComp && compTag === i.U) { st.slot(i).completing := true.B }
@@ -513,7 +521,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
     // the waiter's fields are preloaded (`preloadWaiters`, its slot from the merge vector); a
     // miss takes a waiter whether it merges or allocates, so `wValid` waits for `miss` alone
     when(alloc) { st.allocate(allocOH, req.sid, req.iova, demand = true) }
-    when(miss) { st.addWaiter(mergeOH, req.tag, req.write) }
+    // `fastWaiters`: the waiter's slot one-hot (the merge's, else the allocated one), registered
+    // and written into the waiter in the next cycle
+    val waitSlotOH = if (!st.fastWaiters) mergeOH
+      else VecInit((0 until p.slots).map(i => mergeOH(i) || !mergeOH.asUInt.orR && allocOH(i)))
+    when(miss) { st.addWaiter(waitSlotOH, req.tag, req.write) }
   }
   st.mergeInc := VecInit(mergeOH.map(_ && miss))
   st.preload(req.sid, req.iova)
@@ -560,7 +572,13 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val cSlot = comp.tag
   private val n = Completion.entry(p, comp, req.sid, req.iova)
   private val compFault = comp.fault || comp.pageSize === PageSize.Reserved.U
-  private val stale = st.slot(cSlot).stale
+  /** `rowLate`: the completing slot's `stale` bit read in pick (at the tag there) and registered:
+    * from respond's tag it was a 32:1 selection in front of the fill's way choice (`cmWayOH`,
+    * `fpga/levels.py devtlb_ptb32`). The same value: only an invalidation's respond marks a
+    * slot stale, and none is in the pipeline beside a completion (the write shadows).
+    */
+  private val stale =
+    if (rowLate) RegNext(Mux1H((0 until p.slots).map(i => k.bits.comp.tag === i.U), st.slot.map(_.stale))) else st.slot(cSlot).stale
   when(compNow) { st.complete(cSlot, n.frameOf(req.iova), comp.perm_r, comp.perm_w, compFault) }
   st.loadCopies(n.frameOf(req.iova), comp.perm_r, comp.perm_w, compFault)
   private val cache = compNow && !compFault && !stale
@@ -727,6 +745,10 @@ class DevTlb(val p: DevTlbParams) extends Module {
   io.ats_req.valid := atsValid
   io.ats_req.bits := atsBits
   for (i <- 0 until p.slots) when(io.ats_req.fire && atsBits.tag === i.U) { st.slot(i).sent := true.B }
+  // a completion for a slot whose request leaves in the same cycle is bad (the slot is unsent)
+  outstanding.foreach(o => for (i <- 0 until p.slots) {
+    when(goodComp && compTag === i.U) { o(i) := false.B }.elsewhen(io.ats_req.fire && atsBits.tag === i.U) { o(i) := true.B }
+  })
 
   st.finish()
   private val pushOwed = hitq.io.count - hitq.io.deq.fire.asUInt

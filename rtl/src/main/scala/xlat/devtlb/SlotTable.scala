@@ -56,7 +56,7 @@ class Waiter(p: DevTlbParams) extends Bundle {
   * a cycle, in acceptance order) or from the drain's handshake; the two never touch the same slot
   * or waiter in one cycle (a merge needs a slot that is not done, the drain a slot that is).
   */
-class SlotTable(p: DevTlbParams) {
+class SlotTable(p: DevTlbParams, fast: Boolean = false) {
   /** With several slots (every named configuration but `devtlb_base` and `devtlb_part`, whose
     * Verilog stays as it was): the waiters carry their response (`Waiter.ppn` ...) and the drain
     * selects it one-hot (`firstOH`) without a slot multiplexer; a free demand slot's fields are
@@ -64,6 +64,22 @@ class SlotTable(p: DevTlbParams) {
     * allocation decision; the waiter counts are loaded in free slots and count merges only.
     */
   val copyResp: Boolean = p.slots > 1
+  /** `fast` (with `copyResp`; DevTlb's `rowLate` configurations, docs/devtlb.md "Timing"): the
+    * respond stage's waiter choice and the waiter's slot number come from registers.
+    *  - The free waiter a miss takes is chosen a cycle ahead ([[nextWaiter]]): the lowest free
+    *    waiter of the previous cycle, other than the one taken in it; a waiter freed in cycle c
+    *    is taken from cycle c + 2 (the room check counts it from c + 1, for requests that
+    *    respond three cycles later). Waiter numbers are internal (the drain's order among ready
+    *    waiters is not part of the contract).
+    *  - A new waiter's slot number is written a cycle after it is taken, from the registered
+    *    merge / allocation one-hot (`addedSlot`); in that cycle the completion's check
+    *    ([[complete]]) reads the register instead (nothing else reads a waiter's slot before
+    *    it is ready, at least two cycles later).
+    * Before, the free-waiter tree over all waiters and the slot's encoding fanned out to every
+    * waiter's registers behind the merge decision (`fpga/levels.py devtlb_ptb32`: 14.7 and
+    * 13.8 weighted levels, the deepest paths).
+    */
+  val fastWaiters: Boolean = fast && copyResp
   val valid = RegInit(VecInit(Seq.fill(p.slots)(false.B)))
   val slot = Reg(Vec(p.slots, new Slot(p)))
   val wValid = RegInit(VecInit(Seq.fill(p.waiters)(false.B)))
@@ -92,8 +108,37 @@ class SlotTable(p: DevTlbParams) {
     else PriorityEncoderOH(VecInit((0 until p.ptbEntries).map(i => !valid(i))).asUInt)
   def anyFreeDemand: Bool = (0 until p.ptbEntries).map(i => !valid(i)).reduce(_ || _)
   def freeWaiterOH: UInt =
-    if (copyResp) VecInit(SlotTable.firstOH(wValid.map(!_))).asUInt
+    if (fastWaiters) nextWaiter.get.asUInt
+    else if (copyResp) VecInit(SlotTable.firstOH(wValid.map(!_))).asUInt
     else PriorityEncoderOH(VecInit(wValid.map(!_)).asUInt)
+
+  /** `fastWaiters`: the free waiter for this cycle's miss, from registers: the lowest free one
+    * of the previous cycle (`firstFree`), or, when that cycle's miss took it, the lowest other
+    * than it (`firstFreeAfter`). Both are computed a cycle ahead from the waiter valid bits.
+    */
+  private val nextWaiter: Option[Vec[Bool]] = if (!fastWaiters) None else Some {
+    val took = RegInit(false.B)
+    val firstFree = RegInit(VecInit(Seq.fill(p.waiters)(false.B)))
+    val firstFreeAfter = RegInit(VecInit(Seq.fill(p.waiters)(false.B)))
+    val now = VecInit(firstFree.zip(firstFreeAfter).map { case (a, b) => Mux(took, b, a) })
+    took := waiterTaken
+    firstFree := VecInit(SlotTable.firstOH(wValid.map(!_)))
+    firstFreeAfter := VecInit(SlotTable.firstOH(wValid.zip(now).map { case (v, c) => !v && !c }))
+    now
+  }
+  private val addedOH = if (fastWaiters) RegInit(VecInit(Seq.fill(p.waiters)(false.B))) else null
+  /** Bits 1 .. slots-1 of the new waiter's slot one-hot (bit 0 does not enter its number). */
+  private val addedSlot = if (fastWaiters) Reg(Vec(p.slots - 1, Bool())) else null
+  private def addedSlotNo: UInt = OHToUInt(VecInit(false.B +: addedSlot))
+  if (fastWaiters) {
+    addedOH.foreach(_ := false.B)
+    for (j <- 0 until p.waiters) when(addedOH(j)) { waiter(j).slot := addedSlotNo }
+  }
+  /** Waiter `j` waits for slot `i` (with `fastWaiters`, a waiter taken in the previous cycle
+    * from the register of its slot).
+    */
+  private def waitsFor(j: Int, i: UInt): Bool =
+    if (fastWaiters) Mux(addedOH(j), addedSlotNo === i, waiter(j).slot === i) else waiter(j).slot === i
 
   /** Allocate `i` (one-hot over all slots) for (sid, page). */
   def allocate(oh: Seq[Bool], sid: UInt, page: UInt, demand: Boolean): Unit = {
@@ -132,15 +177,17 @@ class SlotTable(p: DevTlbParams) {
   def preloadWaiters(tag: UInt, write: Bool, slotNo: UInt): Unit = if (copyResp) for (j <- 0 until p.waiters) when(!wValid(j)) {
     waiter(j).tag := tag
     waiter(j).write := write
-    waiter(j).slot := slotNo
+    if (!fastWaiters) waiter(j).slot := slotNo
     waiter(j).ready := false.B
   }
 
   /** A request waits for slot `s` (one-hot); `fresh`: the slot was allocated in this cycle. */
   def addWaiter(s: Seq[Bool], tag: UInt, write: Bool): Unit = {
     val w = freeWaiterOH
+    if (fastWaiters) addedSlot := VecInit(s.drop(1))
     for (j <- 0 until p.waiters) when(w(j)) {
       wValid(j) := true.B
+      if (fastWaiters) addedOH(j) := true.B
       if (!copyResp) {
         waiter(j).tag := tag
         waiter(j).write := write
@@ -176,7 +223,7 @@ class SlotTable(p: DevTlbParams) {
       // a slot without waiters (a prefetch nobody merged into) is free at once
       when(slot(k).waiters === 0.U) { freeing(k) := true.B }
     }
-    for (j <- 0 until p.waiters) when(wValid(j) && waiter(j).slot === i) {
+    for (j <- 0 until p.waiters) when(wValid(j) && waitsFor(j, i)) {
       waiter(j).ready := true.B
     }
   }
