@@ -106,14 +106,7 @@ def run(exe, work, out, *, log=None, log_requests=None, latency=2000, jitter=0, 
 def model_params(man: dict) -> DevTlbParams:
     """The model's parameters from a manifest (as tb/devtlb/dt_env.py: the RTL writes 0 for
     'default' and gives the values it derived)."""
-    d = dict(man["params"])
-    der = man.get("derived", {})
-    d["waitEntries"] = int(der.get("waiters", d.get("waitEntries") or 0)) or None
-    if d.get("pbEntries", 0) > 0:
-        d["pfSlots"] = int(der.get("prefetchSlots", d.get("pfSlots") or 0)) or None
-    else:
-        d["pfSlots"] = None
-    return DevTlbParams.from_dict(d)
+    return DevTlbParams.from_manifest(man["params"], man.get("derived", {}))
 
 
 def check_against_model(log: np.ndarray, man: dict, max_mismatches: int = 20, warmup_requests: int = 0) -> dict:
@@ -150,10 +143,10 @@ def check_against_model(log: np.ndarray, man: dict, max_mismatches: int = 20, wa
     def act_until(c):
         nonlocal nreq
         while pipe and pipe[0][0] <= c:
-            _, kind, data, ac = pipe.popleft()
+            rc, kind, data, ac = pipe.popleft()
             if kind == "req":
                 pb_before = list(m.pb) if p.prefetch else []
-                out = m.request(*data, strict=True)
+                out = m.request(*data, strict=True, cycle=rc)
                 if out.kind == "alloc" and out.slot is None:
                     raise DevTlbModelError(f"request {data} accepted at {ac} allocated without a free slot")
                 nreq += 1
@@ -208,7 +201,7 @@ def check_against_model(log: np.ndarray, man: dict, max_mismatches: int = 20, wa
                 act_until(c)
                 got = dict(tag=x & 0xFF, ppn=y, perm_r=x >> 8 & 1, perm_w=x >> 9 & 1, fault=x >> 10 & 1,
                            source=x >> 11 & 3)
-                exp = m.expect_response(got["tag"], got["source"]).as_dict()
+                exp = m.expect_response(got["tag"], got["source"], cycle=c).as_dict()
                 if exp != got:
                     mism.append(f"cycle {c}: resp {got}, model {exp}")
             elif kind == LOG_ATS:

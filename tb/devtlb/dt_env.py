@@ -52,14 +52,7 @@ RESP_FIELDS = ("tag", "ppn", "perm_r", "perm_w", "fault", "source")
 def model_params(man) -> DevTlbParams:
     """The model's parameters from the manifest (the RTL writes 0 for 'default' and gives the
     values it derived)."""
-    d = dict(man.params)
-    der = man.derived
-    d["waitEntries"] = int(der.get("waiters", d.get("waitEntries") or 0)) or None
-    if d.get("pbEntries", 0) > 0:
-        d["pfSlots"] = int(der.get("prefetchSlots", d.get("pfSlots") or 0)) or None
-    else:
-        d["pfSlots"] = None
-    return DevTlbParams.from_dict(d)
+    return DevTlbParams.from_manifest(man.params, man.derived)
 
 
 class DtEnv:
@@ -261,7 +254,7 @@ class DtEnv:
         m = self.model
         if kind == "req":
             self.pending_reqs -= 1
-            out = m.request(data["tag"], data["sid"], data["iova"], data["write"], strict=True)
+            out = m.request(data["tag"], data["sid"], data["iova"], data["write"], strict=True, cycle=c)
             if out.kind == "alloc" and out.slot is None:
                 raise DevTlbModelError("request allocated without a free slot")
             self.outcomes[data["tag"]] = out

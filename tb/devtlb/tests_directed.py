@@ -504,6 +504,58 @@ async def test_drain_vs_match_same_cycle(dut):
 
 
 @cocotb.test()
+async def test_slot_free_vs_alloc(dut):
+    """Same-cycle pair (docs "Slots", decided 2026-11-29): a demand slot freed by its last
+    waiter's `resp` handshake in cycle c and a miss whose respond cycle is c + 1: with
+    `allocDelay` 2 (registered choice) the miss takes another free slot, with 1 the freed one
+    (the lowest free); from c + 2 on the freed slot is the lowest again. A's response is held on
+    `resp` (ready low) while B is accepted, then `resp_ready` rises at offsets around B's respond
+    cycle, so that the handshake lands at c = B's respond cycle - 2 .. + 1; the scoreboard checks
+    every ATS tag against the model (Q25), the test the tag at c + 1 and c + 2."""
+    gate = Gate(closed=False)
+    env = await setup(dut, "slot_free_vs_alloc", resp_ready=gate, latency=(4, 4))
+    s = sid_of(env, 1)
+    L = env.p.latency
+    landed = {}
+    # the Prefetch Unit clears its tables after reset (req_ready low meanwhile)
+    await env.loop.wait_until(lambda: int(env.h["req_ready"].value) == 1, 5000, "req_ready after reset")
+    if env.p.ptbEntries == 1:
+        env.log.info("one demand slot: req_ready waits for it, the pair cannot occur")
+    for off in (range(-1, 5) if env.p.ptbEntries > 1 else ()):
+        pa, pb = (0x300 + 2 * (off + 1)) & pmask(env), (0x301 + 2 * (off + 1)) & pmask(env)
+        env.table.map(s, pa, 0x800 + off + 1, PS_4K)
+        env.table.map(s, pb, 0x900 + off + 1, PS_4K)
+        n, na = env.stats["resp"], len(env.accept_cycles["req"])
+        gate.closed = True
+        ta = env.send_req(s, pa)["tag"]
+        await env.loop.cycles(2)      # the previous iteration's handshakes have settled
+        await env.loop.wait_until(lambda: int(env.h["resp_valid"].value) == 1, 500, "A on resp")
+        tb = env.send_req(s, pb)["tag"]
+        await env.loop.wait_until(lambda: len(env.accept_cycles["req"]) > na + 1, 200, "B accepted")
+        a = env.accept_cycles["req"][na + 1]
+        await env.loop.wait_until(lambda: env.loop.cycle >= a + off, 100, "offset")
+        gate.closed = False
+        await wait_resps(env, n + 2)
+        oa, ob = env.outcomes[ta], env.outcomes[tb]
+        # A's handshake (its slot's last waiter) frees the slot
+        c_free = next(c for c, r in env.responses[n:] if r["ppn"] == 0x800 + off + 1)
+        env.log.info(f"off {off}: B accepted {a}, A freed {c_free}, A {oa.kind} slot {oa.slot}, "
+                     f"B {ob.kind} slot {ob.slot}")
+        if oa.kind == "alloc" and ob.kind == "alloc":   # (not a prefetch's hit or merge)
+            landed[a + L - 1 - c_free] = (oa.slot, ob.slot)
+    if env.p.ptbEntries > 1:
+        expect(1 in landed and 2 in landed, f"no iteration responded at c + 1 and c + 2 "
+                                            f"(B's respond cycle - c: {sorted(landed)})")
+        ta, tb = landed[1]
+        want_other = env.p.allocDelay == 2
+        expect((tb != ta) == want_other, f"miss responding at c + 1 took slot {tb}, freed slot {ta} "
+                                         f"(allocDelay {env.p.allocDelay})")
+        ta, tb = landed[2]
+        expect(tb == ta, f"miss responding at c + 2 took slot {tb}, not the freed lowest {ta}")
+    await env.finish()
+
+
+@cocotb.test()
 async def test_inval_vs_completion_same_cycle(dut):
     """Same-cycle pair: an invalidation and a completion of a covered slot presented together:
     the invalidation is accepted first, the slot is stale, the completion is delivered and not

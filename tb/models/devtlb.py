@@ -98,6 +98,13 @@ Q24 The drain's depth (docs "When each change becomes visible", **decided** 2026
     ``expect_response(cycle=)``); without them the check is skipped.  Which ready waiter is
     drained first is not checked (the RTL picks the lowest-numbered one when its pick or drain
     register loads; a later completion of a lower-numbered waiter does not overtake it).
+Q25 The free demand slot an allocation takes (docs "Slots", **decided** 2026-11-29): the
+    lowest-numbered free one, except, with ``allocDelay`` 2 (the configurations whose choice is
+    registered: several slots, distributed-RAM rows, latency 4), one freed by a resp handshake
+    in the cycle just before the request's respond cycle.  The model knows it when the
+    testbench gives the handshake's cycle (``expect_response(cycle=)``) and the request's
+    respond cycle (``request(cycle=)``).  Which free *waiter* a miss takes is not modelled
+    exactly (the RTL's choice is registered too): waiter numbers are not visible at the ports.
 """
 
 from __future__ import annotations
@@ -155,6 +162,10 @@ class DevTlbParams:
     invalPending: int = 4
     replacement: str = "plru"
     latency: int = 4
+    # cycles from a demand slot's freeing resp handshake (cycle c) to the first respond cycle
+    # that may allocate it: 1 (c + 1), or 2 in the configurations whose free-slot choice is
+    # registered (Q25; the RTL's derived value, manifest "allocDelay")
+    allocDelay: int = 1
 
     def __post_init__(self):
         if self.pfSlots is None:
@@ -187,6 +198,19 @@ class DevTlbParams:
         rng("latency", 1, 4)
         if self.replacement not in ("plru", "lru", "random"):
             raise ValueError(f"replacement must be plru, lru or random, got {self.replacement!r}")
+
+    @classmethod
+    def from_manifest(cls, params: dict, derived: dict) -> "DevTlbParams":
+        """From a manifest's params and derived values (the RTL writes 0 for 'default' and
+        gives the values it derived)."""
+        d = dict(params)
+        d["waitEntries"] = int(derived.get("waiters", d.get("waitEntries") or 0)) or None
+        if d.get("pbEntries", 0) > 0:
+            d["pfSlots"] = int(derived.get("prefetchSlots", d.get("pfSlots") or 0)) or None
+        else:
+            d["pfSlots"] = None
+        d["allocDelay"] = int(derived.get("allocDelay", 1))
+        return cls.from_dict(d)
 
     @classmethod
     def from_dict(cls, d: dict) -> "DevTlbParams":
@@ -399,6 +423,7 @@ class DevTlbModel:
         self._serial = 0
         self._inval_id = 0
         self._seq = 0
+        self._freed_at: dict[int, int] = {}   # slot -> cycle of the resp handshake that freed it
 
     def _count(self, name: str, inc: int = 1) -> None:
         self.counters[name] = min(COUNTER_MAX, self.counters[name] + inc)
@@ -525,10 +550,12 @@ class DevTlbModel:
                 return s
         return None
 
-    def _alloc_slot(self, sid: int, page: int, prefetch: bool) -> Slot | None:
+    def _alloc_slot(self, sid: int, page: int, prefetch: bool, cycle: int | None = None) -> Slot | None:
         lo, hi = (self.p.ptbEntries, self.p.slots) if prefetch else (0, self.p.ptbEntries)
         for i in range(lo, hi):
-            if self.slots[i] is None:
+            cooling = (not prefetch and cycle is not None and
+                       self._freed_at.get(i, -(1 << 62)) > cycle - self.p.allocDelay)   # Q25
+            if self.slots[i] is None and not cooling:
                 s = Slot(idx=i, serial=self._next_serial(), sid=sid, page=page, prefetch=prefetch)
                 self.slots[i] = s
                 (self.prefetch_q if prefetch else self.demand_q).append(s)
@@ -565,8 +592,11 @@ class DevTlbModel:
         return self._respond(wt.tag, wt.write, wt.slot.result, None, SRC_ATS)
 
     # -------------------------------------------------------------- request
-    def request(self, tag: int, sid: int, page: int, write: int = 0, strict: bool = True) -> RequestOutcome:
-        """An accepted request (docs "Lookup of a request", steps 1-4, then the Prefetch Unit)."""
+    def request(self, tag: int, sid: int, page: int, write: int = 0, strict: bool = True,
+                cycle: int | None = None) -> RequestOutcome:
+        """An accepted request (docs "Lookup of a request", steps 1-4, then the Prefetch Unit);
+        ``cycle``: its respond cycle, when the caller knows it (the free demand slot it may take,
+        Q25)."""
         p = self.p
         blockers = self.request_blockers()
         if blockers and strict:
@@ -608,7 +638,7 @@ class DevTlbModel:
                 self._count("merged")
                 out.kind = "merge"
             else:
-                s = self._alloc_slot(sid, page, prefetch=False)
+                s = self._alloc_slot(sid, page, prefetch=False, cycle=cycle)
                 assert s is not None                   # request_blockers guarantees a slot
                 out.kind = "alloc"
                 out.ats.append(AtsReq(s.idx, sid, page, 0))
@@ -729,13 +759,15 @@ class DevTlbModel:
         return [(i, self._waiter_response(i)) for i, wt in enumerate(self.waiters)
                 if wt is not None and wt.slot.completed]
 
-    def _take_waiter(self, wi: int) -> Response:
+    def _take_waiter(self, wi: int, cycle: int | None = None) -> Response:
         r = self._waiter_response(wi)
         wt = self.waiters[wi]
         self.waiters[wi] = None
         wt.slot.waiters.remove(wi)
         if not wt.slot.waiters:
             self._free_slot(wt.slot)
+            if cycle is not None:
+                self._freed_at[wt.slot.idx] = cycle
         if r.fault:
             self._count("faults")
         return r
@@ -778,7 +810,7 @@ class DevTlbModel:
                     if cycle is not None and af is not None and cycle < af:
                         raise DevTlbModelError(f"resp tag {tag} source 2 in cycle {cycle}: its slot's "
                                                f"waiters are answerable from cycle {af} (Q24)")
-                    return self._take_waiter(wi)
+                    return self._take_waiter(wi, cycle)
             raise DevTlbModelError(f"resp tag {tag} source 2: no answerable waiter has this tag "
                                    f"(answerable: {[r.tag for _, r in self.answerable()]})")
         raise DevTlbModelError(f"resp tag {tag}: source {source} is not 0, 1 or 2")

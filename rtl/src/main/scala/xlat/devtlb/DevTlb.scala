@@ -90,7 +90,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val pbValid = RegInit(VecInit(Seq.fill(pbN)(false.B)))
   private val pbUsed = Reg(Vec(pbN, Bool()))
   private val pbRepl = new ReplacementState(ReplacementPolicy("lru", pbN), 1)
-  private val st = new SlotTable(p, fast = ramAddrReg)
+  private val st = new SlotTable(p, fast = p.registeredChoice)
   private val pf = if (p.prefetch) Some(new PrefetchUnit(p, timing)) else None
   /** With several slots and the keys' address registers (`devtlb_ptb8`, `ptb32`, `full`), the
     * valid bits and the PTag are instead read in match, at a one-hot copy of the row registered

@@ -67,7 +67,16 @@ case class DevTlbParams(
   val atsTagBits: Int = log2Ceil(slots).max(1)
   val timing: LookupTiming = LookupTiming(latency, sram = false)
 
+  /** The respond stage's choices of a free demand slot and a free waiter are registered
+    * ([[SlotTable]] `fast`): with several slots, distributed-RAM rows (not `formalPorts`) and
+    * every stage registered. A demand slot freed by a `resp` handshake in cycle c is then
+    * allocated from respond cycle c + 2 (`allocDelay`; docs/devtlb.md "Slots", **decided**).
+    */
+  val registeredChoice: Boolean = !formalPorts && sets > 1 && timing.readReg && timing.selReg && slots > 1
+  val allocDelay: Int = if (registeredChoice) 2 else 1
+
   def derived: Seq[(String, Any)] = Seq(
+    "allocDelay" -> allocDelay,
     "slots" -> slots,
     "prefetchSlots" -> prefetchSlots,
     "waiters" -> waiters,

@@ -65,12 +65,13 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     */
   val copyResp: Boolean = p.slots > 1
   /** `fast` (with `copyResp`; DevTlb's `rowLate` configurations, docs/devtlb.md "Timing"): the
-    * respond stage's waiter choice and the waiter's slot number come from registers.
-    *  - The free waiter a miss takes is chosen a cycle ahead ([[nextWaiter]]): the lowest free
-    *    waiter of the previous cycle, other than the one taken in it; a waiter freed in cycle c
-    *    is taken from cycle c + 2 (the room check counts it from c + 1, for requests that
-    *    respond three cycles later). Waiter numbers are internal (the drain's order among ready
-    *    waiters is not part of the contract).
+    * respond stage's choices of a free demand slot and a free waiter, and the waiter's slot
+    * number, come from registers.
+    *  - The free demand slot an allocation takes and the free waiter a miss takes are chosen a
+    *    cycle ahead ([[chosenAhead]]): the lowest free one of the previous cycle, other than the
+    *    one taken in it; one freed in cycle c is taken from cycle c + 2 (the room check counts
+    *    it from c + 1, for requests that respond three cycles later, so a request that counted
+    *    on it finds it).
     *  - A new waiter's slot number is written a cycle after it is taken, from the registered
     *    merge / allocation one-hot (`addedSlot`); in that cycle the completion's check
     *    ([[complete]]) reads the register instead (nothing else reads a waiter's slot before
@@ -104,7 +105,8 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
   val freeing: Vec[Bool] = WireDefault(VecInit(Seq.fill(p.slots)(false.B)))
 
   def freeDemandOH: UInt =
-    if (copyResp) VecInit(SlotTable.firstOH((0 until p.ptbEntries).map(i => !valid(i)))).asUInt
+    if (fastWaiters) nextDemand.get.asUInt
+    else if (copyResp) VecInit(SlotTable.firstOH((0 until p.ptbEntries).map(i => !valid(i)))).asUInt
     else PriorityEncoderOH(VecInit((0 until p.ptbEntries).map(i => !valid(i))).asUInt)
   def anyFreeDemand: Bool = (0 until p.ptbEntries).map(i => !valid(i)).reduce(_ || _)
   def freeWaiterOH: UInt =
@@ -112,20 +114,30 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     else if (copyResp) VecInit(SlotTable.firstOH(wValid.map(!_))).asUInt
     else PriorityEncoderOH(VecInit(wValid.map(!_)).asUInt)
 
-  /** `fastWaiters`: the free waiter for this cycle's miss, from registers: the lowest free one
-    * of the previous cycle (`firstFree`), or, when that cycle's miss took it, the lowest other
-    * than it (`firstFreeAfter`). Both are computed a cycle ahead from the waiter valid bits.
+  /** `fastWaiters`: this cycle's choice among `free` (one-hot), from registers: the lowest
+    * entry free in the previous cycle (`first`), or, when that cycle took its choice, the lowest
+    * other than it (`after`). Both are computed a cycle ahead, so an entry freed in cycle c is
+    * chosen from cycle c + 2.
     */
-  private val nextWaiter: Option[Vec[Bool]] = if (!fastWaiters) None else Some {
-    val took = RegInit(false.B)
-    val firstFree = RegInit(VecInit(Seq.fill(p.waiters)(false.B)))
-    val firstFreeAfter = RegInit(VecInit(Seq.fill(p.waiters)(false.B)))
-    val now = VecInit(firstFree.zip(firstFreeAfter).map { case (a, b) => Mux(took, b, a) })
-    took := waiterTaken
-    firstFree := VecInit(SlotTable.firstOH(wValid.map(!_)))
-    firstFreeAfter := VecInit(SlotTable.firstOH(wValid.zip(now).map { case (v, c) => !v && !c }))
+  private def chosenAhead(free: Seq[Bool], took: Bool, name: String): Vec[Bool] = {
+    val tookR = RegNext(took, false.B).suggestName(s"${name}Took")
+    val first = RegInit(VecInit(Seq.fill(free.size)(false.B))).suggestName(s"${name}First")
+    val after = RegInit(VecInit(Seq.fill(free.size)(false.B))).suggestName(s"${name}After")
+    val now = VecInit(first.zip(after).map { case (a, b) => Mux(tookR, b, a) })
+    first := VecInit(SlotTable.firstOH(free))
+    after := VecInit(SlotTable.firstOH(free.zip(now).map { case (f, c) => f && !c }))
     now
   }
+  /** The waiter a miss takes; a waiter's number is internal (the drain's order among ready
+    * waiters is not part of the contract).
+    */
+  private val nextWaiter: Option[Vec[Bool]] =
+    if (!fastWaiters) None else Some(chosenAhead(wValid.map(!_), waiterTaken, "nextWaiter"))
+  /** The demand slot an allocation takes: its number is the ATS tag, so the rule is in
+    * docs/devtlb.md ("Slots", **decided** 2026-11-29) and the model (`alloc_delay`).
+    */
+  private val nextDemand: Option[Vec[Bool]] =
+    if (!fastWaiters) None else Some(chosenAhead((0 until p.ptbEntries).map(i => !valid(i)), demandTaken, "nextDemand"))
   private val addedOH = if (fastWaiters) RegInit(VecInit(Seq.fill(p.waiters)(false.B))) else null
   /** Bits 1 .. slots-1 of the new waiter's slot one-hot (bit 0 does not enter its number). */
   private val addedSlot = if (fastWaiters) Reg(Vec(p.slots - 1, Bool())) else null
