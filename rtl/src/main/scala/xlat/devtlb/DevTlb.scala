@@ -752,7 +752,15 @@ class DevTlb(val p: DevTlbParams) extends Module {
 
   st.finish()
   private val pushOwed = hitq.io.count - hitq.io.deq.fire.asUInt
-  inv.update(invalLast, slotCover.asUInt, pushOwed, st.freeing.asUInt, hitq.io.deq.fire)
+  /** `registeredChoice`: the pending invalidations forget a freed slot one cycle after its
+    * freeing (the drain's handshake is late in the cycle: `resp_ready` -> the handshake -> the
+    * freed slot -> every pending mask; `fpga/levels.py devtlb_ptb32`, 14.0), so `invalDone` may
+    * come one cycle later ("Same-cycle inputs", **decided** 2026-11-29). Safe: a slot freed in
+    * cycle c is not valid in c + 1, so no invalidation pushed then covers it, and a new owner
+    * (a prefetch slot may be allocated in c + 1) is valid from c + 2.
+    */
+  inv.update(invalLast, slotCover.asUInt, pushOwed,
+    if (p.registeredChoice) RegNext(st.freeing.asUInt, 0.U) else st.freeing.asUInt, hitq.io.deq.fire)
   io.invalDone := inv.done
 
   // ---- counters ----------------------------------------------------------------------------
