@@ -124,8 +124,8 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     val first = RegInit(VecInit(Seq.fill(free.size)(false.B))).suggestName(s"${name}First")
     val after = RegInit(VecInit(Seq.fill(free.size)(false.B))).suggestName(s"${name}After")
     val now = VecInit(first.zip(after).map { case (a, b) => Mux(tookR, b, a) })
-    first := VecInit(SlotTable.firstOH(free))
-    after := VecInit(SlotTable.firstOH(free.zip(now).map { case (f, c) => f && !c }))
+    first := VecInit(SlotTable.firstOHCarry(free))
+    after := VecInit(SlotTable.firstOHCarry(free.zip(now).map { case (f, c) => f && !c }))
     now
   }
   /** The waiter a miss takes; a waiter's number is internal (the drain's order among ready
@@ -281,7 +281,7 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     wValid(j) && waiter(j).ready && !isOut(j) && (if (copyResp) !pickOH(j) else true.B)))
 
   /** The lowest set bit, one-hot ([[SlotTable.firstOH]]). */
-  private def firstOH(x: Seq[Bool]): Seq[Bool] = SlotTable.firstOH(x)
+  private def firstOH(x: Seq[Bool]): Seq[Bool] = if (fastWaiters) SlotTable.firstOHCarry(x) else SlotTable.firstOH(x)
 
   /** At the drain's handshake: the drained waiter is freed (`clear`), and its slot (`slotOf`)
     * loses a waiter, and is freed when that was its last.
@@ -375,6 +375,17 @@ object SlotTable {
     * the chain `PriorityEncoderOH` becomes after synthesis).
     */
   def firstOH(x: Seq[Bool]): Seq[Bool] = tree(x)._2
+
+  /** The lowest set bit of `x`, one-hot, as `x & -x`: the borrow runs along the FPGA's carry
+    * chain (ECP5 CCU2C, two bits a cell) instead of LUTs. Synthesis remaps the tree of
+    * [[firstOH]] into a chain of 7 LUT levels for 32 or 64 bits (`fpga/levels.py devtlb_ptb32`);
+    * the carry chain is one LUT level plus a fast ripple.
+    */
+  def firstOHCarry(x: Seq[Bool]): Seq[Bool] = {
+    val v = VecInit(x).asUInt
+    val neg = (~v).asUInt + 1.U(x.size.W)
+    (v & neg(x.size - 1, 0)).asBools
+  }
 
   private def first4(v: Seq[Bool]): Seq[Bool] = v.indices.map(i => v(i) && !(if (i == 0) false.B else v.take(i).reduce(_ || _)))
 
