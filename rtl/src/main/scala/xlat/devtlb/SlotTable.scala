@@ -364,8 +364,12 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     // last is known from registers, and the handshake comes last
     demandFreed := (if (!copyResp) (0 until p.ptbEntries).map(freeing(_)).reduce(_ || _)
       else drainHs && (0 until p.ptbEntries).map(i => outSlot === i.U && slot(i).waiters === 1.U).reduce(_ || _))
-    demandFree := step(demandFree, demandFreed, demandTaken)
-    waitFree := step(waitFree, waiterFreed, waiterTaken)
+    // `fastWaiters`: the counts see a free a cycle late (the drain's handshake is the last
+    // input of the cycle; a freed slot or waiter is a candidate from c + 2 anyway), so the room
+    // check counts it from c + 2 and never counts one that is not free
+    def late(x: Bool): Bool = if (fastWaiters) RegNext(x, false.B) else x
+    demandFree := step(demandFree, late(demandFreed), demandTaken)
+    waitFree := step(waitFree, late(waiterFreed), waiterTaken)
   }
 }
 
