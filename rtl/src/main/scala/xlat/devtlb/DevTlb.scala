@@ -305,7 +305,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
     if (sweepable) Mux(sweepSel, f(sweepIdx), Mux(ivSel, ivRow, opRow)) else Mux(ivSel, ivRow, opRow)
   }
   issue.bits.last := !sweepSel && !ivSweep || sweepSel && sweepLeft === 1.U
-  shadow.issue(io.inval.fire || goodComp || sweeping)
+  // `registeredChoice`: every accepted completion opens the write shadow, also one with a tag
+  // that is not outstanding (consumed with no other effect): the shadow's counter then does not
+  // wait for the tag's selection over the slots (`fpga/levels.py devtlb_ptb32`, 11.6 levels);
+  // a bad completion is an IOMMU error, its few cycles of acceptance do not matter
+  shadow.issue(io.inval.fire || (if (p.registeredChoice) io.ats_resp.fire else goodComp) || sweeping)
   tlb.io.read.valid := issue.valid
   tlb.io.read.bits := issue.bits.row
   pb.io.read.valid := false.B
