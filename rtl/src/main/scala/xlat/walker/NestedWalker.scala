@@ -177,9 +177,14 @@ class NestedWalker(val p: WalkerParams) extends Module {
     s.id := r.id; s.gva := r.gva; s.asid := r.asid; s.vmid := r.vmid; s.hRoot := r.hRoot >> p.hRootDrop; s.cmd := r.cmd
     s.user := r.user; s.gTable := r.gRoot; s.gLevel := g.topLevel.U; s.gPerm := allPerm
   }
+  // An idle slot's registers load the request in every cycle, so the one the acceptance takes
+  // holds it when it leaves Idle: only its state waits for the acceptance (the id compares, the
+  // free slot's choice and `valid`), and the slot's hundreds of register enables hang on one
+  // decode of its state (no reader looks at an idle slot's fields: each is behind `busy` or a
+  // state's decode; no other writer acts in Idle).
   for (i <- 0 until W) {
     val acc = io.req.fire && freeOH(i)
-    for ((name, f) <- slot(i).elements) put(i, f, acc, sAcc.elements(name))
+    for ((name, f) <- slot(i).elements) put(i, f, free(i), sAcc.elements(name))
     putState(i, acc, Start)
   }
 
