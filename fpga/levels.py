@@ -48,7 +48,7 @@ def synth(config, out):
                    stdout=subprocess.DEVNULL)
 
 
-def paths(netlist_path, top_n):
+def paths(netlist_path, top_n, outputs=False):
     mods = json.load(open(netlist_path))["modules"]
     mod = next(m for m in mods.values() if m.get("attributes", {}).get("top"))
     cells = mod["cells"]
@@ -123,6 +123,15 @@ def paths(netlist_path, top_n):
                         if isinstance(b, int):
                             a, p = arrival(b)
                             ends.append((a, f"{cn}.{port}", p))
+    if outputs:
+        # the block's outputs end in the FPGA wrapper's capture register (fpga/gen_wrapper.py):
+        # a register-to-output path is a path of the routed design
+        for pn, pt in mod["ports"].items():
+            if pt["direction"] == "output":
+                for k, b in enumerate(pt["bits"]):
+                    if isinstance(b, int):
+                        a, p = arrival(b)
+                        ends.append((a, f"{pn}[{k}] (output)", p))
     ends.sort(key=lambda e: -e[0])
     seen, out = set(), []
     for a, end, p in ends:
@@ -140,14 +149,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("config")
     ap.add_argument("--top", type=int, default=5)
+    ap.add_argument("--outputs", action="store_true",
+                    help="also end paths at the block's output ports (the wrapper registers them)")
     ap.add_argument("--netlist", help="reuse a synth_ecp5 JSON netlist instead of synthesising")
     a = ap.parse_args()
     nl = a.netlist or os.path.join(ROOT, "build", "fpga", "levels", f"{a.config}.json")
     if not a.netlist:
         os.makedirs(os.path.dirname(nl), exist_ok=True)
         synth(a.config, nl)
-    out, n, over = paths(nl, a.top)
-    print(f"{a.config}: {n} register inputs, {over} deeper than 6.0 weighted levels")
+    out, n, over = paths(nl, a.top, a.outputs)
+    ends = "register inputs and output bits" if a.outputs else "register inputs"
+    print(f"{a.config}: {n} {ends}, {over} deeper than 6.0 weighted levels")
     for lv, end, p in out:
         print(f"\n{lv:5.1f} levels -> {end}")
         for step in p:

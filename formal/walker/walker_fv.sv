@@ -64,7 +64,7 @@
 //   I8  the step engine's registered turn decisions: a slot served by the engine has the decision
 //       of its current registers (dbg_decOk; the RTL registers each slot's decision a cycle
 //       ahead, or after its own turn the decision of the state that turn leads to)
-//   I9  the response's and the memory port's registered choices (computed a cycle ahead) are
+//   I9  the response's, the memory port's and the dirty events' registered choices (computed a cycle ahead) are
 //       consistent with the slots' states: at most one slot, one that asks, one whenever any
 //       asks (dbg_chanOk)
 //   I10 while the engine serves a slot, the key its lookups and fills compare (registered with
@@ -195,7 +195,8 @@ module walker_fv (
   wire [VB-1:0]   d_hitVmid;
   wire            d_fillValid, d_fillSlot, d_engSlot;
   wire            d_engValid, d_keyOk, d_lockOk;
-  wire [1:0]      d_engAfter, d_lookPhase, d_decOk, d_chanOk;
+  wire [1:0]      d_engAfter, d_lookPhase, d_decOk;
+  wire [2:0]      d_chanOk;
   wire            d_rhp_r, d_rhp_w, d_rhp_x, d_rhp_u;
 
   NestedWalker dut (
@@ -594,9 +595,9 @@ module walker_fv (
     `SAFE(d_lookPhase != 2'd3);
     // I8: the registered turn decisions are the served slot's
     `SAFE(d_decOk == 2'b11);
-    // I9: the registered channel choices (response, memory port) are consistent with the slots'
-    // states: at most one slot, one that asks, and one whenever a slot asks
-    `SAFE(d_chanOk == 2'b11);
+    // I9: the registered channel choices (response, memory port, dirty events) are consistent
+    // with the slots' states: at most one slot, one that asks, and one whenever a slot asks
+    `SAFE(d_chanOk == 3'b111);
     // I10: the served slot's registered key is its own (the engine registers it with its choice)
     `SAFE(d_keyOk);
     // I11: a slot waiting for the lock compares its entry address with a holder's through a

@@ -177,9 +177,14 @@ class NestedWalker(val p: WalkerParams) extends Module {
     s.id := r.id; s.gva := r.gva; s.asid := r.asid; s.vmid := r.vmid; s.hRoot := r.hRoot >> p.hRootDrop; s.cmd := r.cmd
     s.user := r.user; s.gTable := r.gRoot; s.gLevel := g.topLevel.U; s.gPerm := allPerm
   }
+  // An idle slot's registers load the request in every cycle, so the one the acceptance takes
+  // holds it when it leaves Idle: only its state waits for the acceptance (the id compares, the
+  // free slot's choice and `valid`), and the slot's hundreds of register enables hang on one
+  // decode of its state (no reader looks at an idle slot's fields: each is behind `busy` or a
+  // state's decode; no other writer acts in Idle).
   for (i <- 0 until W) {
     val acc = io.req.fire && freeOH(i)
-    for ((name, f) <- slot(i).elements) put(i, f, acc, sAcc.elements(name))
+    for ((name, f) <- slot(i).elements) put(i, f, free(i), sAcc.elements(name))
     putState(i, acc, Start)
   }
 
@@ -676,17 +681,20 @@ class NestedWalker(val p: WalkerParams) extends Module {
   }
 
   // ---- dirty events --------------------------------------------------------------------------
-  private val dirtyPick = new RoundRobin(W, fast = true)(state.map(_ === Dirty))
-  private val ds = slot(dirtyPick.index)
-  io.dirty.valid := dirtyPick.valid
+  // (a registered choice, as the response's and the memory port's: the port's bits are one
+  // AND-OR of the slots' registers behind it, not the slots' states through a round robin and
+  // an index decode; its requests are connected with theirs, below)
+  private val dirtyPick = new ChannelChoice(W)
   // Select the page numbers, not whole registers, so no slot bit is left dangling.
-  io.dirty.bits.gpa := VecInit(slot.map(x => gpnOf(x.target)))(dirtyPick.index)
-  io.dirty.bits.gva := VecInit(slot.map(_.gva(63, 12)))(dirtyPick.index)
+  private val ds = Mux1H(dirtyPick.oneHot, slot)
+  private val dirtyFireOH = (0 until W).map(i => io.dirty.ready && dirtyPick.oneHot(i))
+  io.dirty.valid := dirtyPick.valid
+  io.dirty.bits.gpa := Mux1H(dirtyPick.oneHot, slot.map(x => gpnOf(x.target)))
+  io.dirty.bits.gva := Mux1H(dirtyPick.oneHot, slot.map(_.gva(63, 12)))
   io.dirty.bits.vmid := ds.vmid
   io.dirty.bits.asid := ds.asid
   io.dirty.bits.pageTable := !ds.forData
-  when(io.dirty.fire) { dirtyPick.granted() }
-  for (i <- 0 until W) putState(i, io.dirty.ready && dirtyPick.oneHot(i), HostLeafDone)
+  for (i <- 0 until W) putState(i, dirtyFireOH(i), HostLeafDone)
 
   // ---- responses -----------------------------------------------------------------------------
   private val respPick = new ChannelChoice(W)
@@ -793,6 +801,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
   }
   respPick((0 until W).map(i => nextIn(i, Seq(Done), respFireOH(i))), io.resp.fire)
   mem((0 until W).map(i => nextIn(i, issueStates, io.mem_req.ready && mem.oneHot(i))), io.mem_req.fire)
+  dirtyPick((0 until W).map(i => nextIn(i, Seq(Dirty), dirtyFireOH(i))), io.dirty.fire)
 
   // ---- counters ------------------------------------------------------------------------------
   private val success = io.resp.fire && ok
@@ -850,7 +859,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.lockOk := (0 until W).flatMap(i => (0 until W).filter(_ != i).map(j =>
       !(state(i) === Lock && holds(j)) || addrEqR(i)(j) === (slot(j).pteAddr === slot(i).pteAddr))).foldLeft(true.B)(_ && _)
     d.keyOk := !curValid || keyR.asUInt === keyNowOf(slot(cur)).asUInt
-    d.chanOk := Cat(mem.ok(state.map(st => issueState(st.asUInt))), respPick.ok(state.map(_ === Done)))
+    d.chanOk := Cat(dirtyPick.ok(state.map(_ === Dirty)), mem.ok(state.map(st => issueState(st.asUInt))), respPick.ok(state.map(_ === Done)))
     d.decOk := VecInit((0 until W).map(i => goI(i) === goF(i) && (!goI(i) || decR(i).asUInt === decNow(i).asUInt))).asUInt
     for (i <- 0 until W) {
       val x = slot(i)

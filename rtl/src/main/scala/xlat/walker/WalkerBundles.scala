@@ -134,9 +134,9 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
     * registers (both are registered a cycle ahead). */
   val decOk = UInt(p.walkers.W)
   /** The registered channel choices are consistent with the slots' states (bit 0 the response's,
-    * bit 1 the memory port's: at most one slot, in a state that asks, and one whenever a slot
-    * asks; ChannelChoice computes them a cycle ahead). */
-  val chanOk = UInt(2.W)
+    * bit 1 the memory port's, bit 2 the dirty events': at most one slot, in a state that asks,
+    * and one whenever a slot asks; ChannelChoice computes them a cycle ahead). */
+  val chanOk = UInt(3.W)
   /** While the step engine serves a slot, its registered key (the fields the lookups and fills
     * compare) is the slot's. */
   val keyOk = Bool()
