@@ -35,9 +35,16 @@ import chisel3.util._
   * multiplexer, one net spread over the placement; a consumer that splits the entry's bits among distant places gives each place
   * its copy. No cycle changes; a copy may differ from the head in the cycle after reset only,
   * when the queue is empty. The default (0) reads through the head itself.
+  *
+  * ==Flag registers==
+  * With `flagRegs`, `deq.valid` and `enq.ready` are registers of their own, loaded with what
+  * the count's compares will say in the next cycle (no cycle changes): a consumer whose
+  * `deq.ready` depends on `deq.valid` (an arbiter) then has the count's compare out of its
+  * loop (valid -> arbiter -> fire -> count -> valid: DevTlb's hit queue in `devtlb_ptb32`).
   */
 class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false, peekAll: Boolean = false,
-                          writeAhead: Int = 0, readCopies: Int = 0, readCopyOf: Option[(String, Int) => Int] = None) extends Module {
+                          writeAhead: Int = 0, readCopies: Int = 0, readCopyOf: Option[(String, Int) => Int] = None,
+                          flagRegs: Boolean = false) extends Module {
   require(depth >= 1, s"RegQueue depth must be >= 1, got $depth")
   require(writeAhead >= 0, s"RegQueue writeAhead must be >= 0, got $writeAhead")
   require(readCopies >= 0 && readCopies <= 4, s"RegQueue readCopies must be in 0..4, got $readCopies")
@@ -62,8 +69,17 @@ class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false, peekA
   private val count = RegInit(0.U(log2Ceil(depth + 1).W))
   private def next(p: UInt): UInt = if (isPow2(depth)) p + 1.U else Mux(p === (depth - 1).U, 0.U, p + 1.U)
 
-  io.enq.ready := count =/= depth.U
-  io.deq.valid := count =/= 0.U
+  if (!flagRegs) {
+    io.enq.ready := count =/= depth.U
+    io.deq.valid := count =/= 0.U
+  } else {
+    val notFull = RegInit(true.B)
+    val nonEmpty = RegInit(false.B)
+    notFull := Mux(io.deq.fire, true.B, Mux(io.enq.fire, count =/= (depth - 1).U, count =/= depth.U))
+    nonEmpty := Mux(io.enq.fire, true.B, Mux(io.deq.fire, count =/= 1.U, count =/= 0.U))
+    io.enq.ready := notFull
+    io.deq.valid := nonEmpty
+  }
   if (readCopies == 0 || depth == 1) io.deq.bits := data(head)
   else {
     val heads = RegCopies.many(Mux(io.deq.fire, next(head), head), readCopies, "headCopy")

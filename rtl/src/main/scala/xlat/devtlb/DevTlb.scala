@@ -103,7 +103,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val rowLate = ramAddrReg && st.copyResp
   /** Slots per copy of the merge check's key (`rowLate`). */
   private val mergeGroup = 4
-  private val hitq = Module(new RegQueue(new DevResp(p), p.respQueue))
+  private val hitq = Module(new RegQueue(new DevResp(p), p.respQueue, flagRegs = p.registeredChoice))
   private val inv = new InvalWait(p.invalPending, p.slots, log2Ceil(p.respQueue + 1))
   private val shadow = new WriteShadow(timing.writeShadow)
 
@@ -230,10 +230,27 @@ class DevTlb(val p: DevTlbParams) extends Module {
   })).reduce(_ || _)
   private val badTag = io.ats_resp.fire && !compSlotOk
   private val goodComp = io.ats_resp.fire && compSlotOk
-  for (i <- 0 until p.slots) when(goodComp && compTag === i.U) { st.slot(i).completing := true.B }
+  /** Completion of slot `i` accepted in this cycle (the slot's own bits, not the OR over the slots). */
+  private def goodCompOf(i: Int): Bool = outstanding match {
+    case Some(o) => io.ats_resp.fire && compTag === i.U && o(i)
+    case None => goodComp && compTag === i.U
+  }
+  for (i <- 0 until p.slots) when(goodCompOf(i)) { st.slot(i).completing := true.B }
   private val compSlot = st.slot(compTag)
+  /** `registeredChoice`: every accepted completion enters the pipeline, and whether its tag was
+    * outstanding is decided in match from registers (the tag's one-hot and a copy of the
+    * outstanding bits at its acceptance) and carried to respond, where a bad one does nothing
+    * (**decided** 2026-11-29, docs/devtlb.md "Completions"): the tag's selection over the slots
+    * was in front of the acceptance (`issue.valid`; `fpga/levels.py devtlb_ptb32`: 10.5
+    * weighted levels, the deepest path after the send queues moved a cycle late).
+    */
+  private val compAll = p.registeredChoice
+  require(!compAll || outstanding.isDefined, "registeredChoice needs the outstanding registers (rowLate)")
+  private val compGoodC: Bool =
+    if (!compAll) true.B
+    else (RegNext(compTagNow) & RegNext(outstanding.get.asUInt)).orR
 
-  issue.valid := io.inval.fire || goodComp || io.req.fire || sweeping
+  issue.valid := io.inval.fire || (if (compAll) io.ats_resp.fire else goodComp) || io.req.fire || sweeping
   issue.bits.kind := Mux(io.inval.fire || sweeping, OpKind.Inval, Mux(io.ats_resp.fire, OpKind.Comp, OpKind.Req))
   // a completion carries its slot's SID and page in the request fields. Chosen by
   // `ats_resp.valid`, not `fire`: a request is accepted only when no completion is presented
@@ -431,7 +448,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val rowIdx = s.bits.row
   private val req = s.bits.req
   private val reqNow = isReq(s)
-  private val compNow = s.valid && s.bits.kind === OpKind.Comp
+  private val compNow = s.valid && s.bits.kind === OpKind.Comp &&
+    (if (compAll) Stage.carry(Stage.carry(compGoodC, timing.hitReg), timing.selReg) else true.B)
   private val invalNow = s.valid && s.bits.kind === OpKind.Inval
   /** The invalidation's last operation (its only one unless it sweeps the sets). */
   private val invalLast = invalNow && s.bits.last
@@ -707,13 +725,24 @@ class DevTlb(val p: DevTlbParams) extends Module {
   /** The two send queues and the output register, for queue entries of type `gen`: the demand
     * queue takes `demandEntry` at an allocation, the prefetch queue `pfEntries`; `fields` gives
     * an entry's slot number, SID and page.
+    *
+    * With `registeredChoice` both queues take the allocations a cycle after respond (both, so
+    * demand sends still go before the prefetches of the same respond), and `ats_req` is a cycle
+    * later (**decided** 2026-11-29, docs/devtlb.md "Timing"): the merge decision was in front
+    * of the demand queue's counter (`fpga/levels.py devtlb_ptb32`: 13.9 weighted levels, the
+    * deepest path; `devtlb_ptb8`'s routed critical path). A slot stays unsent a cycle longer,
+    * which only a completion for it can see (bad either way).
     */
   private def atsSend[T <: Data](gen: T, demandEntry: T, pfEntries: Seq[Valid[T]], fields: T => (UInt, UInt, UInt)): (Bool, AtsReq) = {
     val demandQ = Module(new RegQueue(gen, p.ptbEntries))
-    demandQ.io.enq.valid := alloc
-    demandQ.io.enq.bits := demandEntry
+    val demandNow = Wire(Valid(gen))
+    demandNow.valid := alloc
+    demandNow.bits := demandEntry
+    val demandIn = Stage(demandNow, p.registeredChoice)
+    demandQ.io.enq.valid := demandIn.valid
+    demandQ.io.enq.bits := demandIn.bits
     val pfq = new MultiPushQueue(gen, p.prefetchSlots.max(1), "pfq")
-    pfq.push(pfEntries)
+    pfq.push(pfEntries.map(Stage(_, p.registeredChoice)))
     val atsValid = RegInit(false.B)
     val atsBits = Reg(new AtsReq(p))
     val load = !atsValid || io.ats_req.ready
@@ -751,7 +780,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   for (i <- 0 until p.slots) when(io.ats_req.fire && atsBits.tag === i.U) { st.slot(i).sent := true.B }
   // a completion for a slot whose request leaves in the same cycle is bad (the slot is unsent)
   outstanding.foreach(o => for (i <- 0 until p.slots) {
-    when(goodComp && compTag === i.U) { o(i) := false.B }.elsewhen(io.ats_req.fire && atsBits.tag === i.U) { o(i) := true.B }
+    when(goodCompOf(i)) { o(i) := false.B }.elsewhen(io.ats_req.fire && atsBits.tag === i.U) { o(i) := true.B }
   })
 
   st.finish()
