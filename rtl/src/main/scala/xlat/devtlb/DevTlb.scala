@@ -622,7 +622,18 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private def toCommit[T <: Data](d: T): T = Stage.carry(d, timing.selReg)
   private val cmTlb = if (timing.selReg) RegNext(toTlb, false.B) else toTlb
   private val cmRow = toCommit(rowIdx)
-  private val cmWay = toCommit(tlbWay)
+  /** `registeredChoice`: the fill's way one-hot straight from the candidates' one-hots (the
+    * same way as `tlbWay`, without its encoder and a decoder behind it: `fpga/levels.py
+    * devtlb_ptb32`, 10.9 weighted levels into `cmWayOH`), and the committed way's number
+    * encoded from the registered one-hot in the commit cycle.
+    */
+  private val cmWayOHDirect: Option[Vec[Bool]] = Option.when(p.registeredChoice) {
+    val oh = Mux(claimRow, VecInit(UIntToOH(0.U, p.ways).asBools),
+      Mux(anySame, VecInit(PriorityEncoderOH(tlbSame)),
+        Mux(evict, VecInit(UIntToOH(tlbRepl.victim(rowIdx), p.ways).asBools), VecInit(PriorityEncoderOH(freeWays)))))
+    toCommit(VecInit(oh.map(_ && toTlb))).suggestName("cmWayOH")
+  }
+  private val cmWay = cmWayOHDirect.map(OHToUInt(_)).getOrElse(toCommit(tlbWay))
   private val cmEntry = toCommit(n)
   private val cmClaim = toCommit(claimRow)
   private val cmEvict = toCommit(evict)
@@ -638,7 +649,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // distributed RAM: each way's write enable straight from its own register (decoded in respond),
   // which the placer can put near that way's cells; from `cmWay` it was a decode behind a net
   // across the die
-  private val cmWayOH = toCommit(VecInit(UIntToOH(tlbWay, p.ways).asBools.map(_ && toTlb)))
+  private val cmWayOH = cmWayOHDirect.getOrElse(toCommit(VecInit(UIntToOH(tlbWay, p.ways).asBools.map(_ && toTlb))))
   tlb.io.writeWayOH.foreach(_ := cmWayOH)
   tlbData.io.writeWayOH.foreach(_ := cmWayOH)
   when(cmTlb) {
