@@ -105,6 +105,10 @@ Q25 The free demand slot an allocation takes (docs "Slots", **decided** 2026-11-
     testbench gives the handshake's cycle (``expect_response(cycle=)``) and the request's
     respond cycle (``request(cycle=)``).  Which free *waiter* a miss takes is not modelled
     exactly (the RTL's choice is registered too): waiter numbers are not visible at the ports.
+Q26 Demand sends go first (docs "Prefetch Unit", "When each change becomes visible"): a prefetch
+    slot is not sent while a demand slot allocated before it (in an earlier respond, or as the
+    demand slot of the same respond) waits to be sent.  The RTL's send queues may take the
+    allocations a cycle late (``allocDelay`` 2), both queues alike, so the order holds there too.
 """
 
 from __future__ import annotations
@@ -690,6 +694,10 @@ class DevTlbModel:
             raise DevTlbModelError(f"ats_req tag {tag} prefetch={prefetch}: no {name} slot waits "
                                    f"to be sent")
         s = q[0]
+        if prefetch and self.demand_q and self.demand_q[0].serial < s.serial:          # Q26
+            d = self.demand_q[0]
+            raise DevTlbModelError(f"ats_req prefetch slot {s.idx} sent before demand slot {d.idx}, "
+                                   f"allocated before it (demand sends go first)")
         exp = AtsReq(s.idx, s.sid, s.page, int(s.prefetch))
         got = AtsReq(tag, sid & self.sid_mask, iova & self.page_mask, int(bool(prefetch)))
         if exp != got:

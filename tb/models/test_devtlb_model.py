@@ -498,6 +498,11 @@ def test_trigger_issues_prefetches_for_successor_history():
     assert o.ats == [AtsReq(o.slot, 1, 0x1234, 0), AtsReq(8, 7, 0x70, 1), AtsReq(9, 7, 0x71, 1)]
     assert m.pending_ats()[-2:] == [AtsReq(8, 7, 0x70, 1), AtsReq(9, 7, 0x71, 1)]
     with pytest.raises(DevTlbModelError):
+        m.ats_sent(8, 7, 0x70, 1)                              # Q26: the demand slot goes first
+    while m.demand_q:                                          # every demand slot, o.slot's too
+        d = m.demand_q[0]
+        m.ats_sent(d.idx, d.sid, d.page, 0)
+    with pytest.raises(DevTlbModelError):
         m.ats_sent(9, 7, 0x71, 1)                              # prefetch queue is FIFO
     m.ats_sent(8, 7, 0x70, 1)
     assert m.counters["prefetches"] == 1
@@ -615,7 +620,10 @@ def test_counter_identity_random_smoke():
             m.request(tag & 3, rng.randrange(4), rng.randrange(8), rng.randrange(2))
             tag += 1
         elif op < 0.65 and m.pending_ats():
+            # a prefetch only when no demand slot allocated before it waits (Q26)
             a = rng.choice([q for q in (m.demand_q, m.prefetch_q) if q])[0]
+            if a.prefetch and m.demand_q and m.demand_q[0].serial < a.serial:
+                a = m.demand_q[0]
             m.ats_sent(a.idx, a.sid, a.page, int(a.prefetch))
         elif op < 0.8:
             m.completion(rng.randrange(4), rng.randrange(1 << 12), rng.randrange(2),
