@@ -33,7 +33,8 @@ import xlat.common._
   *
   * ==Outputs==
   * `resp` is shared round robin by the hit queue and the drain register; `ats_req` by an output
-  * register loaded with the lowest-numbered demand slot to send, else the lowest prefetch slot.
+  * register loaded from two send queues, demand slots before prefetch slots, each in allocation
+  * order (with `registeredChoice` the queues take an allocation a cycle after its respond).
   */
 class DevTlb(val p: DevTlbParams) extends Module {
   override def desiredName = "DevTlb"

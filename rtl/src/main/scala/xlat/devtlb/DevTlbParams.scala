@@ -71,6 +71,10 @@ case class DevTlbParams(
     * ([[SlotTable]] `fast`): with several slots, distributed-RAM rows (not `formalPorts`) and
     * every stage registered. A demand slot freed by a `resp` handshake in cycle c is then
     * allocated from respond cycle c + 2 (`allocDelay`; docs/devtlb.md "Slots", **decided**).
+    * The same configurations also (docs/devtlb.md, **decided** 2026-11-29, session 20): queue
+    * an allocation for `ats_req` a cycle after respond; let a completion whose tag is not
+    * outstanding down the pipeline as an operation that does nothing (its check made in match);
+    * keep the hit queue's valid / ready flags in registers.
     */
   val registeredChoice: Boolean = !formalPorts && sets > 1 && timing.readReg && timing.selReg && slots > 1
   val allocDelay: Int = if (registeredChoice) 2 else 1
