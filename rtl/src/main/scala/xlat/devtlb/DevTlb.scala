@@ -564,17 +564,32 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val trigger = miss && u.succ.valid
     val t = u.succ.bits
     var takenPf: Seq[Bool] = Seq.fill(p.slots)(false.B)
-    var keys: Seq[(Bool, UInt, UInt)] = Seq((alloc, req.sid, req.iova))
+    /** `registeredChoice` (no cycle change): the request's own slot counts for a candidate by
+      * `miss`, not `alloc` (a miss that merges found a slot with its key, which `holding`
+      * already counts, so the outcome is the same without the merge decision in front), and the
+      * j-th issued candidate takes the j-th free prefetch slot, each found from `valid` alone on
+      * the carry chain, instead of a priority encoder behind every earlier candidate's issue
+      * (`fpga/levels.py devtlb_full`: 30.4 weighted levels through that chain).
+      */
+    val own = if (p.registeredChoice) miss else alloc
+    var keys: Seq[(Bool, UInt, UInt)] = Seq((own, req.sid, req.iova))
+    val freeNow = (p.ptbEntries until p.slots).map(i => !st.valid(i))
+    val kthFree: Seq[Seq[Bool]] = (0 until p.histPages).scanLeft(freeNow) { case (f, _) =>
+      f.zip(SlotTable.firstOHCarry(f)).map { case (a, b) => a && !b } }.map(f => SlotTable.firstOHCarry(f) :+ f.reduce(_ || _))
+    // issued(k): k of the earlier candidates were issued (one-hot over 0 .. j)
+    var issued: Seq[Bool] = Seq(true.B)
     for (j <- 0 until p.histPages) {
       val cand = u.candidates(j)
       val q = cand.bits
       val inPb = pb.io.readData.zip(pbValid).map { case (e, v) => v && e.covers(t, q) }.reduce(_ || _)
       val inSlot = st.holding(t, q).asUInt.orR || keys.map { case (v, ks, kq) => v && ks === t && kq === q }.reduce(_ || _)
       val freePf = (p.ptbEntries until p.slots).map(i => !st.valid(i) && !takenPf(i))
-      val pfOH = PriorityEncoderOH(VecInit(freePf).asUInt).asBools
+      lazy val ranked = (0 until p.prefetchSlots + 1).map(b => issued.zipWithIndex.map { case (k, n) => k && kthFree(n)(b) }.reduce(_ || _))
+      val pfOH = if (!p.registeredChoice) PriorityEncoderOH(VecInit(freePf).asUInt).asBools else ranked.dropRight(1)
+      def anyFree: Bool = if (!p.registeredChoice) freePf.reduce(_ || _) else ranked.last
       val want = trigger && cand.valid
-      val issuePf = want && !inPb && !inSlot && freePf.reduce(_ || _)
-      dropped(j) := want && !inPb && !inSlot && !freePf.reduce(_ || _)
+      val issuePf = want && !inPb && !inSlot && anyFree
+      dropped(j) := want && !inPb && !inSlot && !anyFree
       val oh = Seq.fill(p.ptbEntries)(false.B) ++ pfOH.map(_ && issuePf)
       when(issuePf) { st.allocate(oh, t, q, demand = false) }
       allocEvents(1 + j).valid := issuePf
@@ -586,6 +601,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
       pfPushes(j).bits.sid := t
       pfPushes(j).bits.page := q
       takenPf = takenPf.zip(oh).map { case (a, b) => a || b }
+      val before = issued :+ false.B
+      issued = before.indices.map(n => before(n) && !issuePf || (if (n > 0) before(n - 1) && issuePf else false.B))
       keys = keys :+ ((issuePf, t, q))
     }
   }
