@@ -203,6 +203,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
   // the registered key's loads start from a register, not from the slots' states through the
   // round robin (invariant I7: `dbg_engOk`).
   private val engOH = RegInit(VecInit(Seq.fill(W)(false.B)))
+  /** The same choice in a second register that synthesis keeps apart from `engOH` (held as its
+    * complement, reset to all ones: [[xlat.common.RegCopies]]), for half of the registered key's
+    * AND-OR: one net per slot no longer spans the key's ~110 bits across the die. */
+  private val engOHnK = RegInit(UInt(W.W), ((1 << W) - 1).U)
+  private val engOHk = (~engOHnK).asBools
   /** The last grant as a thermometer (bit j: j is after it; reset: none granted). */
   private val engAfter = RegInit(VecInit(Seq.fill(W)(false.B)))
   private val engValid = engOH.asUInt.orR
@@ -241,7 +246,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val matchTurn = anyOf(matchI)
   private val selectTurn = anyOf(selectI)
   lookPhase := Mux(matchTurn, 1.U, Mux(selectTurn, 2.U, 0.U))
-  when(matchTurn || selectTurn) { curValid := true.B }
+  /** `matchTurn || selectTurn` (the engine stays on its slot: no choice is taken), registered a
+    * cycle ahead (below), so `cur`'s, the key's and `last`'s enables start from a register. */
+  private val heldR = RegInit(false.B)
+  when(heldR) { curValid := true.B }
     .otherwise {
       curValid := engValid
       cur := OHToUInt(engOH)
@@ -783,7 +791,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
     k.hostFetch := forData && isCmd(x.cmd, AccessCmd.Exec)
     k
   }
-  when(!(matchTurn || selectTurn)) { keyR := Mux1H(engOH, keyNext) }
+  when(!heldR) {
+    val k = Mux1H(engOHk, keyNext)
+    keyR := Mux1H(engOH, keyNext)
+    keyR.gpn := k.gpn; keyR.vmid := k.vmid; keyR.hLevel := k.hLevel; keyR.hostWrite := k.hostWrite; keyR.hostFetch := k.hostFetch
+  }
   for (i <- 0 until W; (dst, ws) <- writes(i)) {
     val c = ws.map(_._1)
     val vs = ws.map(_._2)
@@ -809,10 +821,16 @@ class NestedWalker(val p: WalkerParams) extends Module {
     anyOf(into) || (set.map(state(i) === _).reduce(_ || _) && !leave)
   }
   // (the engine: a slot in an engine state leaves it only by its own turn's state write)
-  private val engAfterNext = (0 until W).map(j => Mux(engValid && !(matchTurn || selectTurn), engThermo(j), engAfter(j)))
-  engOH := VecInit(RoundRobin.firstAfter((0 until W).map { i =>
-    nextIn(i, engineStates, anyOf(writes(i)(state(i)).collect { case (c, v) if !engineStates.exists(_.litValue == v.litValue) => c }))
-  }, engAfterNext))
+  private def leaves(i: Int, set: Seq[WalkState.Type]): Bool =
+    anyOf(writes(i)(state(i)).collect { case (c, v) if !set.exists(_.litValue == v.litValue) => c })
+  private val engAfterNext = (0 until W).map(j => Mux(engValid && !heldR, engThermo(j), engAfter(j)))
+  private val engNext = VecInit(RoundRobin.firstAfter((0 until W).map(i => nextIn(i, engineStates, leaves(i, engineStates))), engAfterNext)).asUInt
+  engOH := VecInit(engNext.asBools)
+  engOHnK := ~engNext
+  // (held next cycle: a match is followed by its select; after a select comes the turn; else the
+  // engine serves the slot it chose now, a match if that slot is then in a lookup state)
+  heldR := matchTurn || (!heldR && (if (lookStates.isEmpty) false.B
+    else anyOf((0 until W).map(i => engOH(i) && nextIn(i, lookStates, leaves(i, lookStates))))))
   respPick((0 until W).map(i => nextIn(i, Seq(Done), respFireOH(i))), io.resp.fire)
   mem((0 until W).map(i => nextIn(i, issueStates, io.mem_req.ready && mem.oneHot(i))), io.mem_req.fire)
   dirtyPick((0 until W).map(i => nextIn(i, Seq(Dirty), dirtyFireOH(i))), io.dirty.fire)
@@ -890,7 +908,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.engSlot := e
     d.engValid := curValid
     d.engAfter := engAfter
-    d.engOk := engOH.asUInt === VecInit(RoundRobin.firstAfter(wantsEngine, engAfter)).asUInt
+    d.engOk := engOH.asUInt === VecInit(RoundRobin.firstAfter(wantsEngine, engAfter)).asUInt && VecInit(engOHk).asUInt === engOH.asUInt &&
+      heldR === (matchTurn || selectTurn)
     d.lookPhase := lookPhase
     val fillCache = RegNext(RegNext(MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U))))
     d.fillCache := fillCache
