@@ -197,21 +197,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
   // its turn took it out of the engine states the cycle it is served in does nothing.
   private val engineStates = Seq(Start, HostStart, HostEntry, HostLeafDone, GuestEntry, GuestLeafDone)
   private val wantsEngine = VecInit(state.map(st => engineStates.map(_ === st).reduce(_ || _)))
-  // The round robin's choice (without hold) is itself a register, computed in the cycle before
-  // from the slots' next states (`nextIn`, below) and the thermometer `last` as the grant of
-  // that cycle leaves it: the same one-hot as a round robin on `wantsEngine` now, so `cur`'s and
-  // the registered key's loads start from a register, not from the slots' states through the
-  // round robin (invariant I7: `dbg_engOk`).
-  private val engOH = RegInit(VecInit(Seq.fill(W)(false.B)))
-  /** The same choice in a second register that synthesis keeps apart from `engOH` (held as its
-    * complement, reset to all ones: [[xlat.common.RegCopies]]), for half of the registered key's
-    * AND-OR: one net per slot no longer spans the key's ~110 bits across the die. */
-  private val engOHnK = RegInit(UInt(W.W), ((1 << W) - 1).U)
-  private val engOHk = (~engOHnK).asBools
-  /** The last grant as a thermometer (bit j: j is after it; reset: none granted). */
-  private val engAfter = RegInit(VecInit(Seq.fill(W)(false.B)))
-  private val engValid = engOH.asUInt.orR
-  private val engThermo = VecInit((0 until W).map(j => (0 until j).map(engOH(_)).foldLeft(false.B)(_ || _)))
+  private val engine = new RoundRobin(W, hold = false)(wantsEngine)
   // Three-cycle lookup turns (`lookStates`: the engine states that look a cache up, when that
   // cache exists). The first cycle (match) compares the slot's key with every entry and
   // registers the hit vectors; the engine stays on that slot (`lookPhase`); the second cycle
@@ -246,14 +232,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val matchTurn = anyOf(matchI)
   private val selectTurn = anyOf(selectI)
   lookPhase := Mux(matchTurn, 1.U, Mux(selectTurn, 2.U, 0.U))
-  /** `matchTurn || selectTurn` (the engine stays on its slot: no choice is taken), registered a
-    * cycle ahead (below), so `cur`'s, the key's and `last`'s enables start from a register. */
-  private val heldR = RegInit(false.B)
-  when(heldR) { curValid := true.B }
+  when(matchTurn || selectTurn) { curValid := true.B }
     .otherwise {
-      curValid := engValid
-      cur := OHToUInt(engOH)
-      when(engValid) { engAfter := engThermo }
+      curValid := engine.valid
+      cur := engine.index
+      when(engine.valid) { engine.granted() }
     }
   /** Which cache operations a slot's turn asks for (before `go`: the served slot's count). */
   private class TurnOps extends Bundle {
@@ -458,7 +441,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val dr = decR(i)
     val plainAfter = dr(Br.HeOk) || dr(Br.GeOk) || (if (hsLook) false.B else dr(Br.SGo) || dr(Br.GePtr) || dr(Br.Gl))
     val plainNow = wantsEngine(i) && !lookState(state(i))
-    goI(i) := !matchTurn && (selectI(i) || (!selectTurn && engOH(i) && Mux(goI(i), plainAfter, plainNow)))
+    goI(i) := !matchTurn && (selectI(i) || (!selectTurn && engine.oneHot(i) && Mux(goI(i), plainAfter, plainNow)))
   }
 
   /** Slot `i`'s turn: every written register is an AND-OR of its branches' values under their
@@ -791,11 +774,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     k.hostFetch := forData && isCmd(x.cmd, AccessCmd.Exec)
     k
   }
-  when(!heldR) {
-    val k = Mux1H(engOHk, keyNext)
-    keyR := Mux1H(engOH, keyNext)
-    keyR.gpn := k.gpn; keyR.vmid := k.vmid; keyR.hLevel := k.hLevel; keyR.hostWrite := k.hostWrite; keyR.hostFetch := k.hostFetch
-  }
+  when(!(matchTurn || selectTurn)) { keyR := Mux1H(engine.oneHot, keyNext) }
   for (i <- 0 until W; (dst, ws) <- writes(i)) {
     val c = ws.map(_._1)
     val vs = ws.map(_._2)
@@ -820,17 +799,6 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val into = ws.collect { case (c, v) if set.exists(_.litValue == v.litValue) => c }
     anyOf(into) || (set.map(state(i) === _).reduce(_ || _) && !leave)
   }
-  // (the engine: a slot in an engine state leaves it only by its own turn's state write)
-  private def leaves(i: Int, set: Seq[WalkState.Type]): Bool =
-    anyOf(writes(i)(state(i)).collect { case (c, v) if !set.exists(_.litValue == v.litValue) => c })
-  private val engAfterNext = (0 until W).map(j => Mux(engValid && !heldR, engThermo(j), engAfter(j)))
-  private val engNext = VecInit(RoundRobin.firstAfter((0 until W).map(i => nextIn(i, engineStates, leaves(i, engineStates))), engAfterNext)).asUInt
-  engOH := VecInit(engNext.asBools)
-  engOHnK := ~engNext
-  // (held next cycle: a match is followed by its select; after a select comes the turn; else the
-  // engine serves the slot it chose now, a match if that slot is then in a lookup state)
-  heldR := matchTurn || (!heldR && (if (lookStates.isEmpty) false.B
-    else anyOf((0 until W).map(i => engOH(i) && nextIn(i, lookStates, leaves(i, lookStates))))))
   respPick((0 until W).map(i => nextIn(i, Seq(Done), respFireOH(i))), io.resp.fire)
   mem((0 until W).map(i => nextIn(i, issueStates, io.mem_req.ready && mem.oneHot(i))), io.mem_req.fire)
   dirtyPick((0 until W).map(i => nextIn(i, Seq(Dirty), dirtyFireOH(i))), io.dirty.fire)
@@ -907,9 +875,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     }
     d.engSlot := e
     d.engValid := curValid
-    d.engAfter := engAfter
-    d.engOk := engOH.asUInt === VecInit(RoundRobin.firstAfter(wantsEngine, engAfter)).asUInt && VecInit(engOHk).asUInt === engOH.asUInt &&
-      heldR === (matchTurn || selectTurn)
+    d.engAfter := engine.lastThermometer.get
     d.lookPhase := lookPhase
     val fillCache = RegNext(RegNext(MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U))))
     d.fillCache := fillCache
