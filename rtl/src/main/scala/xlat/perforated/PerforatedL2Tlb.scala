@@ -142,9 +142,10 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     sameKey = Some((a: EBitmapTag, b: EBitmapTag) => a.index === b.index), late = lateFills, keyIn = lateFills,
     isolated = lateFills)
   /** ... and its words, read only for the one entry the pick stage chose: distributed RAM
-    * (flops with `formalPorts`), written where the cache writes the tag.
+    * (flops with `formalPorts`), written where the cache writes the tag. With `preDecide` flops
+    * too: pick selects the page's bit of every word, beside the compares (docs "Timing").
     */
-  private val bmWords = new WordStore(p.bitmapEntries, 64, ramState)
+  private val bmWords = new WordStore(p.bitmapEntries, 64, ramState && !p.preDecide)
   private val pwc = Option.when(p.pwcEntries > 0)(new AssocCache(new EPwc(p), p.pwcEntries, 1,
     sameKey = Some((a: EPwc, b: EPwc) => a.asid === b.asid && a.kind === b.kind && a.prefix === b.prefix),
     late = lateFills, keyIn = lateFills, isolated = lateFills))
@@ -334,6 +335,14 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     v2mC(w) && (ivC.kind === 0.U || (ivC.kind === 3.U && rowC2(w).ppn(hi, 9) === ivC.frame) ||
       (asid2mC(w) && (ivC.kind === 1.U || (ivC.kind === 2.U && vpn2mC(w)))))
   })
+  /** Bit `sel` of `word`, as a tree of 2:1 selections (with `preDecide`; Yosys built an indexed
+    * read as a shared decoder of the index and an AND-OR behind it, 10.7 weighted levels).
+    */
+  private def bitOf(word: UInt, sel: UInt): Bool = {
+    def tree(bits: Seq[Bool], i: Int): Bool =
+      if (bits.size == 1) bits.head else tree(bits.grouped(2).map(g => Mux(sel(i), g(1), g(0))).toSeq, i + 1)
+    tree(word.asBools, 0)
+  }
   /** The bitmap word index of the page in a large page based at 4 KiB frame `base`. */
   private def bmIndex(base: UInt, vpn: UInt): UInt = Cat(base(hi, 9), vpn(8, 6))
   /** The bitmap cache's entries holding `index`; with two copies of the key, the first half of
@@ -394,6 +403,17 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val oh2mC = FirstSet.oh(hit2mC)
   private val bmKeyC = Mux(opC.kind === OpKind.Step, opC.bmKey,
     bmIndex(Mux1H(oh2mC, rowC2.map(_.ppn)), vpnC))
+  // With `preDecide`, the page's bit of every cached word, selected here and carried beside the
+  // compares of pick: decide's word bit is then an AND-OR of two registers, and the encoding,
+  // the word read and the bit's 64:1 multiplexer leave the path behind the compares (the routed
+  // critical path of 2026-11-28 on seed 1). Nothing fills the cache between an operation's
+  // match and its decide: the late fills land in the cycle after a step's respond, and the
+  // step's write shadow keeps the next operation's match behind that.
+  // (the page offset in four copies, each selecting in a quarter of the entries)
+  private val bmBitsC = Option.when(p.preDecide) {
+    val off = RegCopies.many(c0.bits.req.vpn(5, 0), 4, "bmOffC")
+    VecInit(bmWords.all.zipWithIndex.map { case (w, i) => bitOf(w, off(i * 4 / p.bitmapEntries)) })
+  }
 
   // ---- pick stage --------------------------------------------------------------------------
   private def toPick[T <: Data](d: T): T = Stage.carry(d, timing.hitReg)
@@ -439,6 +459,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // the index is the vector's OR-encoding, here so that decide's word read starts from a register
   pickK.bmIdx := OHToUInt(pickK.bmVec)
   pickK.bmAny := pickK.bmVec.asUInt.orR
+  pickK.bmBits.foreach(_ := toPick(bmBitsC.get))
 
   // ---- decide stage (D) ---------------------------------------------------------------------
   // The operation's whole decision except the perforated one, from the pick registers, the
@@ -531,9 +552,10 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   }
   private val flD = Stage.carry(flK, timing.selReg)
   /** With `preDecide`: the large page of the perforated decision (a request's 2 MiB winner, a
-    * bitmap step's slot, a step's PD leaf) selected in pick, and its shadow node's frame
-    * (`pdPpn + 1`) added there, both registered for decide (its adder's carry chain behind the
-    * selection was the routed critical path of 2026-11-28, 88.26 MHz). The same values in
+    * bitmap step's slot, a step's PD leaf) selected in pick and registered for decide, which
+    * adds its shadow node's frame (`pdPpn + 1`) from that register (the adder's carry chain
+    * behind the selection was the routed critical path of 2026-11-28, in decide at 88.26 MHz,
+    * in pick at 88.60 on `perforated_off` and 93.24 on seed 2). The same values in
     * decide: the slot is read in pick as decide reads it (`slD`), the leaf's fields are the
     * step's word and checks (`stK`).
     */
@@ -552,7 +574,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     leafK.pdPpn := slK.pdPpn
     leafK.up := slK.up
     val l = Mux(req, pickK.e2m, Mux(flK.known, slK.large, leafK))
-    (RegNext(l), RegNext((l.pdPpn + 1.U)(hi, 0)))
+    RegNext(l)
   }
   private val perfBit = pteD(52)
   private val table = pteD(p.paBits - 1, 12)
@@ -582,7 +604,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // (with `preDecide` the large page of a request's 2 MiB hit and of a step's PD leaf is
   // `largePre`'s, registered in pick)
   private val tPpn = largePre match {
-    case Some((l, _)) => Mux(reqD && won.any4k, e4.ppn, Mux(reqD || kPde, Cat(l.ppn(hi, 9), offD), table))
+    case Some(l) => Mux(reqD && won.any4k, e4.ppn, Mux(reqD || kPde, Cat(l.ppn(hi, 9), offD), table))
     case None => Mux(reqD, Mux(won.any4k, e4.ppn, Cat(e2.ppn(hi, 9), offD)), Mux(kPde, Cat(leaf.ppn(hi, 9), offD), table))
   }
   private val tBig = Mux(reqD, !won.any4k, kPde)
@@ -671,9 +693,9 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // request's 2 MiB hit, a walk's perforated PD leaf, or a walk's bitmap read (`wordKnown`).
   // Decided in respond from the registered bits below; each outcome's data is formed here.
   private val wordKnownD = flD.known
-  private val large = largePre.map(_._1).getOrElse(Mux(reqD, e2, Mux(wordKnownD, slD.large, leaf)))
+  private val large = largePre.getOrElse(Mux(reqD, e2, Mux(wordKnownD, slD.large, leaf)))
   // at most one bitmap entry holds a word (a fill of a key already held rewrites that entry)
-  private val bmIdxD = won.bmIdx
+  private val bmIdxD = if (p.preDecide) OHToUInt(won.bmVec) else won.bmIdx
   private val word = Mux(wordKnownD, pteD, bmWords.read(bmIdxD))
   private val srcIn = Mux(reqD, PSource.Perforated.U, slD.source)
   private val frame = Cat(large.ppn(hi, 9), offD)
@@ -683,7 +705,12 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   dec.bmAny := won.bmAny
   dec.bmIdx := bmIdxD
   // (the page's frame is the large page's base + off: its low 6 bits are off's)
-  dec.wordBit := VecInit(word.asBools)(offD(5, 0))
+  // (with `preDecide` both words' bits are selected a stage or two earlier, the carried word's
+  // in pick, the cached words' in match: decide only chooses between registers)
+  dec.wordBit := (won.bmBits match {
+    case Some(b) => Mux(wordKnownD, RegNext(bitOf(k.bits.rdata, k.bits.req.vpn(5, 0))), (won.bmVec.asUInt & b.asUInt).orR)
+    case None => VecInit(word.asBools)(offD(5, 0))
+  })
   dec.sAny := won.sAny
   dec.sIdx := OHToUInt(won.sOH)
   // a translation through the large page (filter bit 0, or the word's bit clear)
@@ -697,7 +724,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   dec.hSource := Mux(srcIn === PSource.Walk.U, PSource.Walk.U, PSource.Hole.U)
   dec.hWux := Mux(won.sAny, sE.wux, large.up)
   dec.hKind := Mux(won.sAny, RdKind.Hole.U, RdKind.Shadow.U)
-  dec.hAddr := Mux(won.sAny, at(sE.ppn, offD), at(largePre.map(_._2).getOrElse((large.pdPpn + 1.U)(hi, 0)), vpnD(17, 9)))
+  dec.hAddr := Mux(won.sAny, at(sE.ppn, offD), at((large.pdPpn + 1.U)(hi, 0), vpnD(17, 9)))
 
   dec.go := flD.go
   // respond's selections, each a flat condition of the registered decision (respond ANDs them
@@ -1040,6 +1067,8 @@ class PPick(p: PerforatedParams, pwcN: Int) extends Bundle {
   /** `bmVec` encoded (it is one-hot or empty). */
   val bmIdx = UInt(log2Ceil(p.bitmapEntries).max(1).W)
   val bmAny = Bool()
+  /** With `preDecide`: the page's bit of every cached word (meaningful where `bmVec` is set). */
+  val bmBits = Option.when(p.preDecide)(Vec(p.bitmapEntries, Bool()))
   /** The 4 KiB and 2 MiB winners' entries (meaningful when `any4k` / `any2m`). */
   val e4k = new E4k(p)
   val e2m = new E2m(p)
