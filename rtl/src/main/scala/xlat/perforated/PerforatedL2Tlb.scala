@@ -46,8 +46,9 @@ import xlat.common._
   *    the perforated one, as flat conditions (the response, the slot's next state and read, the
   *    fills, touches and events), and the perforated decision's inputs (filter bit, the bitmap
   *    cache's hit, the page's bit of the word) and each outcome's data; all registered
-  *    (with `preDecide`, i.e. `rowReg`: the large page and its shadow node's frame come from
-  *    registers of pick, and its data multiplexers select by kind; docs "Timing");
+  *    (with `preDecide`, i.e. `rowReg`: the large page comes from a register of pick, the
+  *    page's bit of every cached bitmap word from match, and its data multiplexers select by
+  *    kind; docs "Timing");
   *  - '''respond''' (a register after decide): selects among the registered outcomes and
   *    writes: the response into the queue, replacement touches, fills, the slot, an
   *    invalidation's removal.
@@ -702,7 +703,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val sE = Mux1H(won.sOH, pwcEntries)
   dec.filterBit := flD.filterBit
   dec.known := wordKnownD
-  dec.bmAny := won.bmAny
+  // (with `preDecide` pick registers only the hit vector: the compares' fan-in ends in flops)
+  dec.bmAny := (if (p.preDecide) won.bmVec.asUInt.orR else won.bmAny)
   dec.bmIdx := bmIdxD
   // (the page's frame is the large page's base + off: its low 6 bits are off's)
   // (with `preDecide` both words' bits are selected a stage or two earlier, the carried word's
