@@ -336,14 +336,6 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     v2mC(w) && (ivC.kind === 0.U || (ivC.kind === 3.U && rowC2(w).ppn(hi, 9) === ivC.frame) ||
       (asid2mC(w) && (ivC.kind === 1.U || (ivC.kind === 2.U && vpn2mC(w)))))
   })
-  /** Bit `sel` of `word`, as a tree of 2:1 selections (with `preDecide`; Yosys built an indexed
-    * read as a shared decoder of the index and an AND-OR behind it, 10.7 weighted levels).
-    */
-  private def bitOf(word: UInt, sel: UInt): Bool = {
-    def tree(bits: Seq[Bool], i: Int): Bool =
-      if (bits.size == 1) bits.head else tree(bits.grouped(2).map(g => Mux(sel(i), g(1), g(0))).toSeq, i + 1)
-    tree(word.asBools, 0)
-  }
   /** The bitmap word index of the page in a large page based at 4 KiB frame `base`. */
   private def bmIndex(base: UInt, vpn: UInt): UInt = Cat(base(hi, 9), vpn(8, 6))
   /** The bitmap cache's entries holding `index`; with two copies of the key, the first half of
@@ -410,11 +402,11 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // critical path of 2026-11-28 on seed 1). Nothing fills the cache between an operation's
   // match and its decide: the late fills land in the cycle after a step's respond, and the
   // step's write shadow keeps the next operation's match behind that.
-  // (the page offset in four copies, each selecting in a quarter of the entries)
-  private val bmBitsC = Option.when(p.preDecide) {
-    val off = RegCopies.many(c0.bits.req.vpn(5, 0), 4, "bmOffC")
-    VecInit(bmWords.all.zipWithIndex.map { case (w, i) => bitOf(w, off(i * 4 / p.bitmapEntries)) })
-  }
+  // (each a word ANDed with the page offset's one-hot, decoded in the row stage, and ORed: about
+  // 42 LUT4 a word against 57 for a 64:1 multiplexer tree or an indexed read, and one-hot selects
+  // of fan-out `bitmapEntries` instead of six of fan-out 1 000)
+  private val offOHC = Option.when(p.preDecide)(RegNext(UIntToOH(c0.bits.req.vpn(5, 0), 64)))
+  private val bmBitsC = offOHC.map(oh => VecInit(bmWords.all.map(w => (w & oh).orR)))
 
   // ---- pick stage --------------------------------------------------------------------------
   private def toPick[T <: Data](d: T): T = Stage.carry(d, timing.hitReg)
@@ -710,7 +702,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // (with `preDecide` both words' bits are selected a stage or two earlier, the carried word's
   // in pick, the cached words' in match: decide only chooses between registers)
   dec.wordBit := (won.bmBits match {
-    case Some(b) => Mux(wordKnownD, RegNext(bitOf(k.bits.rdata, k.bits.req.vpn(5, 0))), (won.bmVec.asUInt & b.asUInt).orR)
+    case Some(b) => Mux(wordKnownD, RegNext((k.bits.rdata & toPick(offOHC.get)).orR), (won.bmVec.asUInt & b.asUInt).orR)
     case None => VecInit(word.asBools)(offD(5, 0))
   })
   dec.sAny := won.sAny
