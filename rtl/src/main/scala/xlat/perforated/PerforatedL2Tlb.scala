@@ -117,8 +117,12 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     * decide stage's set (the fill lands in respond, the cycle after).
     */
   private def addrReg(sets: Int): Boolean = lutram(sets) && timing.readReg && timing.selReg
+  // (with `preDecide`, `readsNeverWrite`: nothing is accepted in a cycle the arrays are written
+  // (the write shadow), so the row read in that cycle is never used; Yosys then needs no
+  // read-first emulation between the block RAM's ports, which compared the acceptance's set
+  // with the write's: the routed critical path of 2026-11-29, seed 1)
   private val a4k = Module(new SetAssocStorage(new E4k(p), p.sets4k, p.ways4k, p.sram && !lutram(p.sets4k), readReg = timing.readReg,
-    lutram = lutram(p.sets4k), addrReg = addrReg(p.sets4k)))
+    lutram = lutram(p.sets4k), addrReg = addrReg(p.sets4k), readsNeverWrite = p.preDecide && p.sram && !lutram(p.sets4k)))
   private val a2m = Module(new SetAssocStorage(new E2m(p), p.sets2m, p.ways2m, p.sram && !lutram(p.sets2m), readReg = timing.readReg,
     lutram = lutram(p.sets2m), addrReg = addrReg(p.sets2m)))
   /** Per-set state in distributed RAM instead of flops (every configuration but the formal one,
