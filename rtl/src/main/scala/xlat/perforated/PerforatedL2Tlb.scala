@@ -148,7 +148,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     isolated = lateFills)
   /** ... and its words, read only for the one entry the pick stage chose: distributed RAM
     * (flops with `formalPorts`), written where the cache writes the tag. With `preDecide` flops
-    * too: pick selects the page's bit of every word, beside the compares (docs "Timing").
+    * too: match selects the page's bit of every word, beside pick's compares (docs "Timing").
     */
   private val bmWords = new WordStore(p.bitmapEntries, 64, ramState && !p.preDecide)
   private val pwc = Option.when(p.pwcEntries > 0)(new AssocCache(new EPwc(p), p.pwcEntries, 1,
@@ -292,6 +292,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // with a holding register and a multiplexer behind the RAM's output (the acceptance logic
   // into it, and the multiplexer between the output and the compares). The row is used only
   // for an accepted operation, and no set is written in a cycle an operation is accepted.
+  // (With `preDecide` the storage still drops the read in a write cycle, `readsNeverWrite`.)
   a4k.io.read.valid := (if (p.rowReg) true.B else issue.valid)
   a4k.io.read.bits := issue.bits.set4k
   a2m.io.read.valid := issue.valid
