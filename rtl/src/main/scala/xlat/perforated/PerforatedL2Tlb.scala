@@ -145,7 +145,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // which include the valid bits)
   private val bm = new AssocCache(new EBitmapTag(p), p.bitmapEntries, 1,
     sameKey = Some((a: EBitmapTag, b: EBitmapTag) => a.index === b.index), late = lateFills, keyIn = lateFills,
-    isolated = lateFills)
+    isolated = lateFills, landOH = lateFills && p.preDecide)
   /** ... and its words, read only for the one entry the pick stage chose: distributed RAM
     * (flops with `formalPorts`), written where the cache writes the tag. With `preDecide` flops
     * too: match selects the page's bit of every word, beside pick's compares (docs "Timing").
@@ -153,7 +153,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val bmWords = new WordStore(p.bitmapEntries, 64, ramState && !p.preDecide)
   private val pwc = Option.when(p.pwcEntries > 0)(new AssocCache(new EPwc(p), p.pwcEntries, 1,
     sameKey = Some((a: EPwc, b: EPwc) => a.asid === b.asid && a.kind === b.kind && a.prefix === b.prefix),
-    late = lateFills, keyIn = lateFills, isolated = lateFills))
+    late = lateFills, keyIn = lateFills, isolated = lateFills, landOH = lateFills && p.preDecide))
   private val pwcN = p.pwcEntries.max(1)
 
   private val sv = RegInit(VecInit(Seq.fill(p.walkers)(false.B)))
@@ -909,7 +909,19 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   /** The entries holding the step's bitmap key (match's compare of `bmKey`). */
   private val bmSameS = wonR.bmVec
   when(fillBm) { if (lateFills) bm.fill(bmFillE, 0.U, bmSameS) else bm.fill(bmFillE, 0.U) }
-  bmWords.write(bm.fillWrites, bm.fillWay, if (lateFills) RegNext(pte) else pte)
+  // With `preDecide` the words (flops) are written a cycle after the tag lands, from the
+  // landing's one-hot entry registered with its enable: each word's enable is then one flop,
+  // not the landing's choice, which drove 2 048 enables across the die (the routed critical
+  // path of 2026-11-29). No word is read before it is written: the fill is a walk step's, whose
+  // write shadow accepts the next operation at respond + 1 (the landing) at the earliest, so
+  // that operation's match, where the words are read, is at the landing + 2 (with the row
+  // stage: accepted t+6, row t+7, match t+8; the landing t+6, the word write t+7); and nothing
+  // behind an operation's match reads the words (pick and decide carry match's bits).
+  if (p.preDecide) {
+    require(lateFills)
+    val wEn = RegNext(VecInit(bm.fillWayOH.map(_ && bm.fillWrites)), VecInit(Seq.fill(p.bitmapEntries)(false.B)))
+    bmWords.writeOH(wEn, RegNext(RegNext(pte)))
+  } else bmWords.write(bm.fillWrites, bm.fillWay, if (lateFills) RegNext(pte) else pte)
   when(evBmHit) { bm.touch(bmIdx) }
   private val bmDup = bmSameS.asUInt.orR
   private val evBmEvict = fillBm && !bmDup && bm.valid.asUInt.andR
@@ -1238,6 +1250,9 @@ class WordStore(n: Int, width: Int, ram: Boolean) {
     regs.foreach(_(idx(i)) := data)
     mem.foreach(_.write(idx(i), data))
   }
+  /** Flops only: write `data` into the words whose enable is set (one-hot or none). */
+  def writeOH(en: Seq[Bool], data: UInt): Unit =
+    for ((e, i) <- en.zipWithIndex) when(e) { regs.get(i) := data }
   def all: Vec[UInt] = regs.get
 }
 
