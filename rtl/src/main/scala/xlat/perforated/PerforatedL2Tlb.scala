@@ -132,7 +132,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val valid4k = new ArrayValid(p.sets4k, p.ways4k, ramState)
   private val valid2m = new ArrayValid(p.sets2m, p.ways2m, ramState)
   private val repl4k = new ArrayPlru(p.ways4k, p.sets4k, ramState, banked = p.preDecide)
-  private val repl2m = new ArrayPlru(p.ways2m, p.sets2m, ramState, banked = p.preDecide)
+  private val repl2m = new ArrayPlru(p.ways2m, p.sets2m, ramState)
   /** The bitmap word cache's tags (compared every cycle: flops) ... */
   /** Fills and touches of the two fully associative caches land one cycle after respond
     * (AssocCache `late`), from registers, so the caches' fill logic is not behind respond's
@@ -815,7 +815,6 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val fillPwc = rs.valid && dR.fillPwc
   private val pwcTouch = rs.valid && (dR.pwcTouchPre || (dR.sTouch && dR.wordBit))
   private val pwcTouchIdx = Mux(dR.go, dR.sIdx, dR.pwcIdx)
-  if (p.preDecide) { repl4k.at(op.set4k); repl2m.at(op.set2m) }
   when(rs.valid && dR.hit4k) { repl4k.touch(op.set4k, wonR.idx4k) }
   when(rs.valid && (dR.hit2m)) { repl2m.touch(op.set2m, wonR.idx2m) }
 
@@ -1184,20 +1183,15 @@ class ArrayPlru(ways: Int, sets: Int, ram: Boolean, banked: Boolean = false) {
     case Some(r) => r.victim(set)
     case None    => rdSet := set; policy.victim(rdWord.get)
   }
-  /** `banked`: the set of the operation in respond, every cycle (outside the touch's and the
-    * fill's conditions), so the read-modify-write's address is not behind respond's decision
-    * (the routed critical path of the banked words, 2026-11-29 session 20: `rs.valid` -> the
-    * address multiplexer -> the read -> the touch -> the write data). */
-  def at(set: UInt): Unit = { require(banked); rdSet := set }
   /** A hit used `way`. */
   def touch(set: UInt, way: UInt): Unit = regs match {
     case Some(r) => r.touch(set, way)
-    case None    => if (!banked) rdSet := set; wrEn := true.B; wrWay := way
+    case None    => rdSet := set; wrEn := true.B; wrWay := way
   }
   /** A fill wrote `way` (tree-PLRU: taking the victim changes nothing but the touch). */
   def fill(set: UInt, way: UInt): Unit = regs match {
     case Some(r) => r.fill(set, way, false.B)
-    case None    => if (!banked) rdSet := set; wrEn := true.B; wrWay := way
+    case None    => rdSet := set; wrEn := true.B; wrWay := way
   }
 }
 
