@@ -131,7 +131,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val ramState = !p.formalPorts
   private val valid4k = new ArrayValid(p.sets4k, p.ways4k, ramState)
   private val valid2m = new ArrayValid(p.sets2m, p.ways2m, ramState)
-  private val repl4k = new ArrayPlru(p.ways4k, p.sets4k, ramState, banked = p.preDecide)
+  private val repl4k = new ArrayPlru(p.ways4k, p.sets4k, ramState)
   private val repl2m = new ArrayPlru(p.ways2m, p.sets2m, ramState)
   /** The bitmap word cache's tags (compared every cycle: flops) ... */
   /** Fills and touches of the two fully associative caches land one cycle after respond
@@ -1141,26 +1141,17 @@ class ArrayValid(sets: Int, ways: Int, ram: Boolean) {
   * the victim. (A node's bit is the direction of the latest touch below it, whatever it held
   * before; a fill of a full set needs every way valid, and each became valid by a fill that
   * touched it.) Invalidations leave the words alone either way.
-  *
-  * `banked`: the RAM as banks of 16 words (one DPR16X4 deep), read at the set's low bits and
-  * multiplexed by its high bits. Yosys maps a single deeper `Mem` (the 4 KiB array's 128 sets)
-  * to a DP16KD, whose output (5.6 ns clock-to-out) ran into the victim logic: the routed
-  * critical path of 2026-11-29, session 20. The same words and cycle behaviour.
   */
-class ArrayPlru(ways: Int, sets: Int, ram: Boolean, banked: Boolean = false) {
+class ArrayPlru(ways: Int, sets: Int, ram: Boolean) {
   private val policy = new TreePlru(ways)
   private val regs = Option.when(!ram || sets == 1)(new ReplacementState(policy, sets))
-  private val mem = Option.when(ram && sets > 1 && !banked)(Mem(sets, UInt(policy.stateBits.W)))
-  private val bmem = Option.when(ram && sets > 1 && banked)(new BankedMem(sets, policy.stateBits, 16))
+  private val mem = Option.when(ram && sets > 1)(Mem(sets, UInt(policy.stateBits.W)))
   private val wrEn = WireDefault(false.B)
   private val wrWay = WireDefault(0.U(policy.wayBits.W))
   // one read port: every caller names the same set (the responding operation's)
   private val rdSet = WireDefault(0.U(log2Ceil(sets).max(1).W))
-  private val rdWord = mem.map(_.read(rdSet)).orElse(bmem.map(_.read(rdSet)))
+  private val rdWord = mem.map(_.read(rdSet))
   mem.foreach { m =>
-    when(wrEn) { m.write(rdSet, policy.touch(rdWord.get, wrWay)) }
-  }
-  bmem.foreach { m =>
     when(wrEn) { m.write(rdSet, policy.touch(rdWord.get, wrWay)) }
   }
 
@@ -1169,7 +1160,8 @@ class ArrayPlru(ways: Int, sets: Int, ram: Boolean, banked: Boolean = false) {
     * the word respond reads for it is the word read here). None with registers ([[victim]] in
     * respond).
     */
-  def victimAhead(setD: UInt, touchEn: Bool, touchSet: UInt, touchWay: UInt): Option[UInt] = mem.map(_.read(setD)).orElse(bmem.map(_.read(setD))).map { w =>
+  def victimAhead(setD: UInt, touchEn: Bool, touchSet: UInt, touchWay: UInt): Option[UInt] = mem.map { m =>
+    val w = m.read(setD)
     // the word of the operation now in respond, as its decide read it (exact: its own
     // predecessor's touch bypassed the same way); only a request's touch can be in respond
     // while an operation is in decide (a fill is a walk step's, behind a write shadow that
@@ -1193,23 +1185,6 @@ class ArrayPlru(ways: Int, sets: Int, ram: Boolean, banked: Boolean = false) {
     case Some(r) => r.fill(set, way, false.B)
     case None    => rdSet := set; wrEn := true.B; wrWay := way
   }
-}
-
-/** `n` words of `width` bits in `Mem`s of `bank` words each (combinational reads, clocked
-  * writes): a read reads every bank at the address's low bits and selects by its high bits.
-  */
-class BankedMem(n: Int, width: Int, bank: Int) {
-  private val nb = (n + bank - 1) / bank
-  private val lowBits = log2Ceil(bank)
-  private val mems = Seq.fill(nb)(Mem(if (nb == 1) n else bank, UInt(width.W)).suggestName("mem"))
-  private def lo(a: UInt): UInt = if (nb == 1) a else a(lowBits - 1, 0)
-  private def hi(a: UInt): UInt = a(log2Ceil(n) - 1, lowBits)
-  def read(a: UInt): UInt =
-    if (nb == 1) mems.head.read(a)
-    else Mux1H(UIntToOH(hi(a), nb), mems.map(_.read(lo(a))))
-  def write(a: UInt, data: UInt): Unit =
-    if (nb == 1) mems.head.write(a, data)
-    else for ((m, b) <- mems.zipWithIndex) when(hi(a) === b.U) { m.write(lo(a), data) }
 }
 
 /** The miss queue: `depth` entries in order, in distributed RAM (combinational read of the head,
