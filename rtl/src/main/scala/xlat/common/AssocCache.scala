@@ -102,6 +102,14 @@ import chisel3.util._
   * state the landing sees: a touch applied in the asking cycle included). The same behaviour
   * as without it, under that guarantee.
   *
+  * ==One-hot landing (with `landOH`, needs `isolated`)==
+  * For the clock: the three choices are also registered one-hot when the fill is asked (the
+  * entry holding the key is the same-key vector itself; the first free entry from a prefix
+  * scan; the victim from the PLRU tree's path bits, after the touch applied in that cycle),
+  * with whether the key is held, so each entry's write enable at the landing is a select among
+  * registers, not an index muxed from three and decoded again per entry. The same entry as
+  * without it (`way` is still formed, for the PLRU update).
+  *
   * Each operation (one lookup touch or one fill, any invalidations, one confirm and one drop)
   * may happen once a cycle; a fill wins over an invalidation or a drop of the same entry; an
   * owner's pin set in the cycle of its confirm or drop stays. A touch and a fill never share a
@@ -119,15 +127,17 @@ class AssocCache[T <: Data](
     ahead: Boolean = false,
     split: Boolean = false,
     writeLate: Boolean = false,
-    isolated: Boolean = false
+    isolated: Boolean = false,
+    landOH: Boolean = false
 ) {
   require(!keyIn || (late && sameKey.isDefined), "AssocCache: keyIn needs late and sameKey")
   require(!ahead || late, "AssocCache: ahead needs late")
   require(!split || (late && keyIn), "AssocCache: split needs late and keyIn")
   require(!writeLate || (ahead && split), "AssocCache: writeLate needs ahead and split")
   require(!isolated || (keyIn && !ahead && !pins && !reuse), "AssocCache: isolated needs keyIn, without ahead, pins or reuse")
+  require(!landOH || isolated, "AssocCache: landOH needs isolated")
   require(n >= 1, s"AssocCache needs at least one entry, got $n")
-  private val store = FullyAssocStorage(gen, n, wayOH = ahead)
+  private val store = FullyAssocStorage(gen, n, wayOH = ahead || landOH)
   private val validR = RegInit(VecInit(Seq.fill(n)(false.B)))
   private val provR = RegInit(VecInit(Seq.fill(n)(false.B)))
   private val ownerR = Reg(Vec(n, UInt(ownerBits.W)))
@@ -304,7 +314,9 @@ class AssocCache[T <: Data](
     (f1, f2, incl.last._1, incl.last._2)
   }
   private val dupOH = if (ahead) firstTwo(dup)._1 else oh(dup)
-  private val dupAny = any(dup)
+  // (with `landOH` the same bit, registered from the asking cycle's same-key vector: `dup` is
+  // that vector registered)
+  private val dupAny = if (landOH) RegNext(any(sameIn), false.B) else any(dup)
   /** One-hot entry a fill landing now writes, whether the cache has a free entry, and the
     * candidates the re-reference ageing applies to with the value it ages from.
     */
@@ -320,7 +332,14 @@ class AssocCache[T <: Data](
       val st = repl.peek(0.U)
       val evictR = RegNext(Mux(touchA, repl.policy.victim(repl.policy.touch(st, touchWayA)), repl.policy.victim(st)))
       val w = Mux(dupAny, dupIdx, Mux(fAny, fIdx, evictR))
-      (w, (0 until n).map(w === _.U), fAny, cand, top)
+      val wOH = if (!landOH) (0 until n).map(w === _.U) else {
+        val plru = repl.policy.asInstanceOf[TreePlru]
+        // (the first free entry from the prefix scan: a tree, where `oh` shares a chain)
+        val fOHR = RegNext(VecInit(firstTwo(free)._1))
+        val eOHR = RegNext(VecInit(plru.victimOH(Mux(touchA, plru.touchPow2(st, touchWayA), st))))
+        (0 until n).map(i => Mux(dupAny, dup(i), Mux(fAny, fOHR(i), eOHR(i))))
+      }
+      (w, wOH, fAny, cand, top)
     } else if (!ahead) {
       val w = Mux(dupAny, PriorityEncoder(dup), Mux(free.reduce(_ || _), PriorityEncoder(free), evict))
       (w, (0 until n).map(w === _.U), free.reduce(_ || _), cand, top)
@@ -393,13 +412,16 @@ class AssocCache[T <: Data](
   store.io.write.bits.way := (if (writeLate) OHToUInt(wOHW) else way)
   store.io.writeWayOH.foreach(_ := VecInit(wrOH))
   store.io.write.bits.data := wrData
-  if (ahead) {
+  if (ahead || landOH) {
     // (the tree's update from the landing's one-hot entry, not its encoded index: the same
     // word, since a tree PLRU's `taken` leaves the state as it is)
     require(repl.policy.isInstanceOf[TreePlru])
     when(fillA) { repl.write(0.U, repl.policy.touchOH(repl.peek(0.U), wayOH)) }
   } else when(fillA) { repl.fill(0.U, way, evicting && way === victim) }
-  when(touchA) { repl.touch(0.U, touchWayA) }
+  // (with `landOH` the touch from the way's bits, without the compares and subtractions of
+  // `touch`: the same word)
+  if (landOH) when(touchA) { repl.write(0.U, repl.policy.asInstanceOf[TreePlru].touchPow2(repl.peek(0.U), touchWayA)) }
+  else when(touchA) { repl.touch(0.U, touchWayA) }
   /** With `ahead`: entry i is valid in the next cycle and was not written in this one (`valid &&
     * !wroteLast` of the next cycle: a caller's compare in this cycle ANDed with it and registered
     * is a hit its select may take in the next cycle, with no valid bit in front of the select). */

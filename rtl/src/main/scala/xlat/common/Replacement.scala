@@ -101,6 +101,36 @@ class TreePlru(n: Int) extends ReplacementPolicy(n) {
         touchOHOf(bits.slice(1, l), l, oh.take(l)) ++ touchOHOf(bits.slice(l, m - 1), m - l, oh.drop(l))
     }
 
+  /** The victim one-hot: each way's bit the AND of the node bits on its path (no encoded way). */
+  def victimOH(state: UInt): Seq[Bool] = victimOHOf(nodes(state), n)
+
+  private def victimOHOf(bits: Seq[Bool], m: Int): Seq[Bool] =
+    if (m == 1) Seq(true.B)
+    else {
+      val l = leftSize(m)
+      victimOHOf(bits.slice(1, l), l).map(_ && !bits.head) ++ victimOHOf(bits.slice(l, m - 1), m - l).map(_ && bits.head)
+    }
+
+  /** `touch` for a power-of-two `n` from the way's bits (each subtree's way is a slice, so no
+    * compare or subtraction), else `touch`: the same state. */
+  def touchPow2(state: UInt, way: UInt): UInt =
+    if (n == 1 || !isPow2(n)) touch(state, way)
+    else {
+      def of(bits: Seq[Bool], m: Int, w: UInt): Seq[Bool] =
+        if (m == 1) Seq()
+        else {
+          val l = m / 2
+          val inLeft = !w(log2Ceil(m) - 1)
+          val low = if (m == 2) 0.U(1.W) else w(log2Ceil(m) - 2, 0)
+          val left = of(bits.slice(1, l), l, low)
+          val right = of(bits.slice(l, m - 1), l, low)
+          Seq(inLeft) ++
+            bits.slice(1, l).zip(left).map { case (o, t) => Mux(inLeft, t, o) } ++
+            bits.slice(l, m - 1).zip(right).map { case (o, t) => Mux(inLeft, o, t) }
+        }
+      VecInit(of(nodes(state), n, way(wayBits - 1, 0))).asUInt
+    }
+
   override def touchOH(state: UInt, oh: Seq[Bool]): UInt = {
     require(oh.size == n)
     if (n == 1) state else VecInit(touchOHOf(nodes(state), n, oh)).asUInt

@@ -46,8 +46,9 @@ import xlat.common._
   *    the perforated one, as flat conditions (the response, the slot's next state and read, the
   *    fills, touches and events), and the perforated decision's inputs (filter bit, the bitmap
   *    cache's hit, the page's bit of the word) and each outcome's data; all registered
-  *    (with `preDecide`, i.e. `rowReg`: the large page and its shadow node's frame come from
-  *    registers of pick, and its data multiplexers select by kind; docs "Timing");
+  *    (with `preDecide`, i.e. `rowReg`: the large page comes from a register of pick, the
+  *    page's bit of every cached bitmap word from match, and its data multiplexers select by
+  *    kind; docs "Timing");
   *  - '''respond''' (a register after decide): selects among the registered outcomes and
   *    writes: the response into the queue, replacement touches, fills, the slot, an
   *    invalidation's removal.
@@ -116,8 +117,12 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     * decide stage's set (the fill lands in respond, the cycle after).
     */
   private def addrReg(sets: Int): Boolean = lutram(sets) && timing.readReg && timing.selReg
+  // (with `preDecide`, `readsNeverWrite`: nothing is accepted in a cycle the arrays are written
+  // (the write shadow), so the row read in that cycle is never used; Yosys then needs no
+  // read-first emulation between the block RAM's ports, which compared the acceptance's set
+  // with the write's: the routed critical path of 2026-11-29, seed 1)
   private val a4k = Module(new SetAssocStorage(new E4k(p), p.sets4k, p.ways4k, p.sram && !lutram(p.sets4k), readReg = timing.readReg,
-    lutram = lutram(p.sets4k), addrReg = addrReg(p.sets4k)))
+    lutram = lutram(p.sets4k), addrReg = addrReg(p.sets4k), readsNeverWrite = p.preDecide && p.sram && !lutram(p.sets4k)))
   private val a2m = Module(new SetAssocStorage(new E2m(p), p.sets2m, p.ways2m, p.sram && !lutram(p.sets2m), readReg = timing.readReg,
     lutram = lutram(p.sets2m), addrReg = addrReg(p.sets2m)))
   /** Per-set state in distributed RAM instead of flops (every configuration but the formal one,
@@ -140,14 +145,15 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // which include the valid bits)
   private val bm = new AssocCache(new EBitmapTag(p), p.bitmapEntries, 1,
     sameKey = Some((a: EBitmapTag, b: EBitmapTag) => a.index === b.index), late = lateFills, keyIn = lateFills,
-    isolated = lateFills)
+    isolated = lateFills, landOH = lateFills && p.preDecide)
   /** ... and its words, read only for the one entry the pick stage chose: distributed RAM
-    * (flops with `formalPorts`), written where the cache writes the tag.
+    * (flops with `formalPorts`), written where the cache writes the tag. With `preDecide` flops
+    * too: match selects the page's bit of every word, beside pick's compares (docs "Timing").
     */
-  private val bmWords = new WordStore(p.bitmapEntries, 64, ramState)
+  private val bmWords = new WordStore(p.bitmapEntries, 64, ramState && !p.preDecide)
   private val pwc = Option.when(p.pwcEntries > 0)(new AssocCache(new EPwc(p), p.pwcEntries, 1,
     sameKey = Some((a: EPwc, b: EPwc) => a.asid === b.asid && a.kind === b.kind && a.prefix === b.prefix),
-    late = lateFills, keyIn = lateFills, isolated = lateFills))
+    late = lateFills, keyIn = lateFills, isolated = lateFills, landOH = lateFills && p.preDecide))
   private val pwcN = p.pwcEntries.max(1)
 
   private val sv = RegInit(VecInit(Seq.fill(p.walkers)(false.B)))
@@ -286,6 +292,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // with a holding register and a multiplexer behind the RAM's output (the acceptance logic
   // into it, and the multiplexer between the output and the compares). The row is used only
   // for an accepted operation, and no set is written in a cycle an operation is accepted.
+  // (With `preDecide` the storage still drops the read in a write cycle, `readsNeverWrite`.)
   a4k.io.read.valid := (if (p.rowReg) true.B else issue.valid)
   a4k.io.read.bits := issue.bits.set4k
   a2m.io.read.valid := issue.valid
@@ -394,6 +401,17 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val oh2mC = FirstSet.oh(hit2mC)
   private val bmKeyC = Mux(opC.kind === OpKind.Step, opC.bmKey,
     bmIndex(Mux1H(oh2mC, rowC2.map(_.ppn)), vpnC))
+  // With `preDecide`, the page's bit of every cached word, selected here and carried beside the
+  // compares of pick: decide's word bit is then an AND-OR of two registers, and the encoding,
+  // the word read and the bit's 64:1 multiplexer leave the path behind the compares (the routed
+  // critical path of 2026-11-28 on seed 1). Nothing fills the cache between an operation's
+  // match and its decide: the late fills land in the cycle after a step's respond, and the
+  // step's write shadow keeps the next operation's match behind that.
+  // (each a word ANDed with the page offset's one-hot, decoded in the row stage, and ORed: about
+  // 42 LUT4 a word against 57 for a 64:1 multiplexer tree or an indexed read, and one-hot selects
+  // of fan-out `bitmapEntries` instead of six of fan-out 1 000)
+  private val offOHC = Option.when(p.preDecide)(RegNext(UIntToOH(c0.bits.req.vpn(5, 0), 64)))
+  private val bmBitsC = offOHC.map(oh => VecInit(bmWords.all.map(w => (w & oh).orR)))
 
   // ---- pick stage --------------------------------------------------------------------------
   private def toPick[T <: Data](d: T): T = Stage.carry(d, timing.hitReg)
@@ -439,6 +457,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // the index is the vector's OR-encoding, here so that decide's word read starts from a register
   pickK.bmIdx := OHToUInt(pickK.bmVec)
   pickK.bmAny := pickK.bmVec.asUInt.orR
+  pickK.bmBits.foreach(_ := toPick(bmBitsC.get))
 
   // ---- decide stage (D) ---------------------------------------------------------------------
   // The operation's whole decision except the perforated one, from the pick registers, the
@@ -531,9 +550,10 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   }
   private val flD = Stage.carry(flK, timing.selReg)
   /** With `preDecide`: the large page of the perforated decision (a request's 2 MiB winner, a
-    * bitmap step's slot, a step's PD leaf) selected in pick, and its shadow node's frame
-    * (`pdPpn + 1`) added there, both registered for decide (its adder's carry chain behind the
-    * selection was the routed critical path of 2026-11-28, 88.26 MHz). The same values in
+    * bitmap step's slot, a step's PD leaf) selected in pick and registered for decide, which
+    * adds its shadow node's frame (`pdPpn + 1`) from that register (the adder's carry chain
+    * behind the selection was the routed critical path of 2026-11-28, in decide at 88.26 MHz,
+    * in pick at 88.60 on `perforated_off` and 93.24 on seed 2). The same values in
     * decide: the slot is read in pick as decide reads it (`slD`), the leaf's fields are the
     * step's word and checks (`stK`).
     */
@@ -552,7 +572,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     leafK.pdPpn := slK.pdPpn
     leafK.up := slK.up
     val l = Mux(req, pickK.e2m, Mux(flK.known, slK.large, leafK))
-    (RegNext(l), RegNext((l.pdPpn + 1.U)(hi, 0)))
+    RegNext(l)
   }
   private val perfBit = pteD(52)
   private val table = pteD(p.paBits - 1, 12)
@@ -582,7 +602,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // (with `preDecide` the large page of a request's 2 MiB hit and of a step's PD leaf is
   // `largePre`'s, registered in pick)
   private val tPpn = largePre match {
-    case Some((l, _)) => Mux(reqD && won.any4k, e4.ppn, Mux(reqD || kPde, Cat(l.ppn(hi, 9), offD), table))
+    case Some(l) => Mux(reqD && won.any4k, e4.ppn, Mux(reqD || kPde, Cat(l.ppn(hi, 9), offD), table))
     case None => Mux(reqD, Mux(won.any4k, e4.ppn, Cat(e2.ppn(hi, 9), offD)), Mux(kPde, Cat(leaf.ppn(hi, 9), offD), table))
   }
   private val tBig = Mux(reqD, !won.any4k, kPde)
@@ -671,19 +691,25 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // request's 2 MiB hit, a walk's perforated PD leaf, or a walk's bitmap read (`wordKnown`).
   // Decided in respond from the registered bits below; each outcome's data is formed here.
   private val wordKnownD = flD.known
-  private val large = largePre.map(_._1).getOrElse(Mux(reqD, e2, Mux(wordKnownD, slD.large, leaf)))
+  private val large = largePre.getOrElse(Mux(reqD, e2, Mux(wordKnownD, slD.large, leaf)))
   // at most one bitmap entry holds a word (a fill of a key already held rewrites that entry)
-  private val bmIdxD = won.bmIdx
+  private val bmIdxD = if (p.preDecide) OHToUInt(won.bmVec) else won.bmIdx
   private val word = Mux(wordKnownD, pteD, bmWords.read(bmIdxD))
   private val srcIn = Mux(reqD, PSource.Perforated.U, slD.source)
   private val frame = Cat(large.ppn(hi, 9), offD)
   private val sE = Mux1H(won.sOH, pwcEntries)
   dec.filterBit := flD.filterBit
   dec.known := wordKnownD
-  dec.bmAny := won.bmAny
+  // (with `preDecide` pick registers only the hit vector: the compares' fan-in ends in flops)
+  dec.bmAny := (if (p.preDecide) won.bmVec.asUInt.orR else won.bmAny)
   dec.bmIdx := bmIdxD
   // (the page's frame is the large page's base + off: its low 6 bits are off's)
-  dec.wordBit := VecInit(word.asBools)(offD(5, 0))
+  // (with `preDecide` both words' bits are selected a stage or two earlier, the carried word's
+  // in pick, the cached words' in match: decide only chooses between registers)
+  dec.wordBit := (won.bmBits match {
+    case Some(b) => Mux(wordKnownD, RegNext((k.bits.rdata & toPick(offOHC.get)).orR), (won.bmVec.asUInt & b.asUInt).orR)
+    case None => VecInit(word.asBools)(offD(5, 0))
+  })
   dec.sAny := won.sAny
   dec.sIdx := OHToUInt(won.sOH)
   // a translation through the large page (filter bit 0, or the word's bit clear)
@@ -697,7 +723,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   dec.hSource := Mux(srcIn === PSource.Walk.U, PSource.Walk.U, PSource.Hole.U)
   dec.hWux := Mux(won.sAny, sE.wux, large.up)
   dec.hKind := Mux(won.sAny, RdKind.Hole.U, RdKind.Shadow.U)
-  dec.hAddr := Mux(won.sAny, at(sE.ppn, offD), at(largePre.map(_._2).getOrElse((large.pdPpn + 1.U)(hi, 0)), vpnD(17, 9)))
+  dec.hAddr := Mux(won.sAny, at(sE.ppn, offD), at((large.pdPpn + 1.U)(hi, 0), vpnD(17, 9)))
 
   dec.go := flD.go
   // respond's selections, each a flat condition of the registered decision (respond ANDs them
@@ -883,7 +909,19 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   /** The entries holding the step's bitmap key (match's compare of `bmKey`). */
   private val bmSameS = wonR.bmVec
   when(fillBm) { if (lateFills) bm.fill(bmFillE, 0.U, bmSameS) else bm.fill(bmFillE, 0.U) }
-  bmWords.write(bm.fillWrites, bm.fillWay, if (lateFills) RegNext(pte) else pte)
+  // With `preDecide` the words (flops) are written a cycle after the tag lands, from the
+  // landing's one-hot entry registered with its enable: each word's enable is then one flop,
+  // not the landing's choice, which drove 2 048 enables across the die (the routed critical
+  // path of 2026-11-29). No word is read before it is written: the fill is a walk step's, whose
+  // write shadow accepts the next operation at respond + 1 (the landing) at the earliest, so
+  // that operation's match, where the words are read, is at the landing + 2 (with the row
+  // stage: accepted t+6, row t+7, match t+8; the landing t+6, the word write t+7); and nothing
+  // behind an operation's match reads the words (pick and decide carry match's bits).
+  if (p.preDecide) {
+    require(lateFills)
+    val wEn = RegNext(VecInit(bm.fillWayOH.map(_ && bm.fillWrites)), VecInit(Seq.fill(p.bitmapEntries)(false.B)))
+    bmWords.writeOH(wEn, RegNext(RegNext(pte)))
+  } else bmWords.write(bm.fillWrites, bm.fillWay, if (lateFills) RegNext(pte) else pte)
   when(evBmHit) { bm.touch(bmIdx) }
   private val bmDup = bmSameS.asUInt.orR
   private val evBmEvict = fillBm && !bmDup && bm.valid.asUInt.andR
@@ -1040,6 +1078,8 @@ class PPick(p: PerforatedParams, pwcN: Int) extends Bundle {
   /** `bmVec` encoded (it is one-hot or empty). */
   val bmIdx = UInt(log2Ceil(p.bitmapEntries).max(1).W)
   val bmAny = Bool()
+  /** With `preDecide`: the page's bit of every cached word (meaningful where `bmVec` is set). */
+  val bmBits = Option.when(p.preDecide)(Vec(p.bitmapEntries, Bool()))
   /** The 4 KiB and 2 MiB winners' entries (meaningful when `any4k` / `any2m`). */
   val e4k = new E4k(p)
   val e2m = new E2m(p)
@@ -1210,6 +1250,9 @@ class WordStore(n: Int, width: Int, ram: Boolean) {
     regs.foreach(_(idx(i)) := data)
     mem.foreach(_.write(idx(i), data))
   }
+  /** Flops only: write `data` into the words whose enable is set (one-hot or none). */
+  def writeOH(en: Seq[Bool], data: UInt): Unit =
+    for ((e, i) <- en.zipWithIndex) when(e) { regs.get(i) := data }
   def all: Vec[UInt] = regs.get
 }
 

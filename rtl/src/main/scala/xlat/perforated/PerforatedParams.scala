@@ -55,12 +55,14 @@ case class PerforatedParams(
   val rowReg: Boolean = sram && latency == 4
   /** With `rowReg` (the configurations whose decide stage is the routed critical path:
     * `perforated_default`, `perforated_off`), decide's operands start from registers of pick
-    * (docs "Timing", "Decide's operands from pick", 2026-11-28 session 18; no cycle change): the
-    * large page of the perforated decision and its shadow node's frame (`pdPpn + 1`) selected
-    * and added in pick, decide's data multiplexers selected by the operation's kind without the
-    * stage's valid bit (respond uses the decision only with its own valid bit), the bitmap key in
-    * four copies. Off in the flops configurations, whose Verilog (and the formal configuration's
-    * proofs) it leaves unchanged.
+    * (docs "Timing", "Decide's operands from pick", 2026-11-28 session 18, and 2026-11-29
+    * session 19; no cycle change): the large page of the perforated decision selected in pick
+    * (decide adds its shadow node's frame, `pdPpn + 1`, from that register), decide's data
+    * multiplexers selected by the operation's kind without the stage's valid bit (respond uses
+    * the decision only with its own valid bit), the bitmap key in four copies, the bitmap words
+    * in flops with the page's bit of every word selected in match (the carried word's in pick),
+    * so that decide's word bit is an AND-OR of registers. Off in the flops configurations, whose
+    * Verilog (and the formal configuration's proofs) it leaves unchanged.
     */
   val preDecide: Boolean = rowReg
   /** Cycles after an array write is issued in which nothing is accepted (docs "Timing"). */
