@@ -530,3 +530,53 @@ async def test_miss_queue_backpressure(dut):
             env.send_req(h)
     await _finish(env)
     assert st["max"] >= 1, "no miss waited in the queue"
+
+
+@cocotb.test()
+async def test_plru_same_set_back_to_back(dut):
+    """Docs "Arrays and replacement" (tree-PLRU per set, a hit touches, a fill takes the victim
+    of a full set) with the operations ahead in flight: bursts of hits to the ways of one full
+    set, back to back and with other sets' hits between them (so that the same set is 1, 2 and 3
+    operations ahead), each followed by a miss in that set that evicts the PLRU victim. The
+    victim each fill chose shows in the next burst, which hits only what the model holds: the
+    scoreboard compares every response's `source` and `memReads` with the model's, whose PLRU
+    sees the operations in order (the RTL reads the replacement word stages ahead and bypasses
+    the touches it missed). 4 KiB and 2 MiB arrays."""
+    env = await _env(dut, "plru_same_set", latency=(2, 6))
+    m = env.machine
+    p = env.p
+    r = env.rng
+    ids = 1 << p.idBits
+    # one set of each array, and pages of other sets (none where the array has one set)
+    s4 = 5 % p.sets4k
+    base = V2 << 9
+    four = [base + s4 + j * p.sets4k for j in range(p.ways4k + 12)]
+    other4 = [((V2 + 1) << 9) + (s4 + d) % p.sets4k + 3 * p.sets4k for d in (1, 2) if p.sets4k > d]
+    for v in four + other4:
+        m.map_4k(1, v)
+    s2 = 3 % p.sets2m
+    r0 = (V2 + 0x400) // p.sets2m * p.sets2m
+    two = [((r0 + s2 + j * p.sets2m) << 9) | 17 for j in range(p.ways2m + 12)]
+    other2 = [((r0 + (s2 + 1) % p.sets2m + (p.ways2m + 20) * p.sets2m) << 9) | 3] if p.sets2m > 1 else []
+    for v in two + other2:
+        m.map_2m(1, v >> 9)
+
+    def held4(): return [key[1] for key in (e.key for e in env.model.a4k.rows[s4] if e is not None)]
+    def held2(): return [next(v for v in two if v >> 9 == key[1])
+                         for key in (e.key for e in env.model.a2m.rows[s2] if e is not None)]
+
+    for pages, ways, other, held in ((four, p.ways4k, other4, held4), (two, p.ways2m, other2, held2)):
+        for v in pages[:ways] + other:   # cold: fill the set, and the others
+            await env.translate(v)
+        await env.quiet()
+        for k in range(ways, len(pages)):
+            live = held()
+            assert len(live) == ways, live
+            for _ in range(6):           # a burst: the same set 1, 2 and 3 operations ahead
+                for v in r.sample(live, min(3, ways)):
+                    env.send_req(v, id=r.randrange(ids))
+                    for _ in range(r.choice((0, 0, 1, 2)) if other else 0):
+                        env.send_req(r.choice(other), id=r.randrange(ids))
+            env.send_req(pages[k], id=r.randrange(ids))     # a miss: the fill evicts the victim
+            await env.quiet()
+    await _finish(env)
