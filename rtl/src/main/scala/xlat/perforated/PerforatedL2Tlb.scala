@@ -121,10 +121,17 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // (the write shadow), so the row read in that cycle is never used; Yosys then needs no
   // read-first emulation between the block RAM's ports, which compared the acceptance's set
   // with the write's: the routed critical path of 2026-11-29, seed 1)
+  /** With `preDecide` the arrays' read sets are chosen among the sources' sets after each is
+    * decoded (`SetAssocStorage.readAlts`: an invalidation, the sweep, a walk step; else the
+    * request): the acceptance (`inval_ready` -> the handshakes -> the set multiplexer -> the
+    * 2 MiB array's permuted address registers) was levels.py's deepest path on 2026-11-29.
+    */
+  private val readAlts = if (p.preDecide) 3 else 0
   private val a4k = Module(new SetAssocStorage(new E4k(p), p.sets4k, p.ways4k, p.sram && !lutram(p.sets4k), readReg = timing.readReg,
-    lutram = lutram(p.sets4k), addrReg = addrReg(p.sets4k), readsNeverWrite = p.preDecide && p.sram && !lutram(p.sets4k)))
+    lutram = lutram(p.sets4k), addrReg = addrReg(p.sets4k), readsNeverWrite = p.preDecide && p.sram && !lutram(p.sets4k),
+    readAlts = readAlts))
   private val a2m = Module(new SetAssocStorage(new E2m(p), p.sets2m, p.ways2m, p.sram && !lutram(p.sets2m), readReg = timing.readReg,
-    lutram = lutram(p.sets2m), addrReg = addrReg(p.sets2m)))
+    lutram = lutram(p.sets2m), addrReg = addrReg(p.sets2m), readAlts = readAlts))
   /** Per-set state in distributed RAM instead of flops (every configuration but the formal one,
     * whose `dbg` view reads every valid bit): see [[ArrayValid]], [[ArrayPlru]] and `bmWords`.
     */
@@ -299,6 +306,18 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   a4k.io.read.bits := issue.bits.set4k
   a2m.io.read.valid := issue.valid
   a2m.io.read.bits := issue.bits.set2m
+  if (readAlts > 0) {
+    // the same sets as `issue.bits.set4k` / `set2m`, each source's apart (an invalidation is
+    // accepted only when idle, so never while sweeping; a kind 1 or 3 reads set 0 first)
+    val ivPage = io.inval.bits.kind === 2.U
+    val sel = Seq(io.inval.fire, sweeping, !invOp && io.mem_resp.valid)
+    def alts(set: UInt => UInt, sweepVpn: UInt): Seq[UInt] =
+      Seq(Mux(ivPage, set(io.inval.bits.vpn), set(0.U(p.vpnBits.W))), set(sweepVpn), set(stepSlot.vpn))
+    for ((arr, a) <- Seq((a4k, alts(set4kOf, sweepIdx.pad(p.vpnBits))), (a2m, alts(set2mOf, (sweepIdx << 9).pad(p.vpnBits))))) {
+      arr.io.read.bits := (if (arr eq a4k) set4kOf(io.req.bits.vpn) else set2mOf(io.req.bits.vpn))
+      for (((alt, v), b) <- arr.io.readAlt.get.zip(sel).zip(a)) { alt.valid := v; alt.bits := b }
+    }
+  }
   // walks in flight become stale at an invalidation's acceptance (docs "Walks in flight")
   for (i <- 0 until p.walkers) when(io.inval.fire && sv(i)) { sStale(i) := true.B }
 
