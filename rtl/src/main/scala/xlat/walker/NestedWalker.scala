@@ -125,19 +125,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
 
   // ---- caches ------------------------------------------------------------------------------
   // Keys: two entries with the same key cover the same addresses (a fill of one refreshes the other).
-  /** `a` and `b` agree on the bits `keep(level)` keeps: each 9-bit group's compare (and the bits
-    * above the top group's) ANDed with the level's masking of it, so the compare is a balanced
-    * AND of small equalities, not a level-dependent mask in front of one wide reduction (which
-    * synthesis had mapped as a chain of LUTs: the routed critical path into the fills' same-key
-    * vector, session 21). */
-  private def samePrefix(a: UInt, b: UInt, level: UInt): Bool = {
-    val w = a.getWidth
-    def eq(lo: Int, hi: Int): Bool = if (lo >= hi) true.B else a(hi - 1, lo) === b(hi - 1, lo)
-    val at = (0 to 3).map(l => (9 * l).min(w))
-    // (group g is masked off by the levels g+1..3 only: keep() keeps every bit at 0 and above 3)
-    val groups = (0 until 3).map(g => eq(at(g), at(g + 1)) || (g + 1 to 3).map(level === _.U).reduce(_ || _))
-    eq(at(3), w) && groups.reduce(_ && _)
-  }
+  private def samePrefix(a: UInt, b: UInt, level: UInt): Bool = ((a ^ b) & keep(level, a.getWidth)) === 0.U
   private val gpwc = Option.when(p.guestPwcEntries > 0)(
     new AssocCache(new GuestPwcEntry(p), p.guestPwcEntries, p.slotBits, Some((a: GuestPwcEntry, b: GuestPwcEntry) =>
       a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true, late = true, keyIn = true, ahead = true, split = true, writeLate = true)
@@ -310,22 +298,21 @@ class NestedWalker(val p: WalkerParams) extends Module {
   // in the select cycle that follows a match turn, where the engine still serves that slot).
   private val gpnKey = keyR.gpn
   // (pointer caches: one vector per level, so the select finds the deepest level without
-  // reading the entries' levels; the vector of level l masks with l's constant prefix, the
-  // entry's own level's mask wherever the level compare lets it hit)
+  // reading the entries' levels)
   // (each hit registered with `validKept`: the entry is still valid in the select cycle and was
   // not rewritten at the end of the match cycle, so the select starts from these registers alone)
   private def kept[T <: Data](c: AssocCache[T], hit: T => Bool): Vec[Bool] =
     RegNext(VecInit(c.entries.zip(c.validKept).map { case (x, k) => hit(x) && k }))
   private val gpwcHitsR = gpwc.map(c => (1 to g.topLevel).map(l => kept[GuestPwcEntry](c, x =>
-    x.vmid === keyR.vmid && x.asid === keyR.asid && ((x.vpn ^ gvpn) & keep(l.U, x.vpn.getWidth)) === 0.U && x.level === l.U
+    x.vmid === keyR.vmid && x.asid === keyR.asid && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U && x.level === l.U
   )))
   private val ntlbHitsR = ntlb.map(c => kept[NestedTlbEntry](c, x =>
-    x.vmid === keyR.vmid && samePrefix(x.gpn, gpnKey, x.size) && !(hostWrite && !x.d)
+    x.vmid === keyR.vmid && ((x.gpn ^ gpnKey) & keep(x.size, x.gpn.getWidth)) === 0.U && !(hostWrite && !x.d)
   ))
   // (and whether each entry denies the served slot's access: the select takes the chosen one's)
   private val ntlbDenyR = ntlb.map(c => RegNext(VecInit(c.entries.map(x => hostDenies(x.perm, hostWrite, keyR.hostFetch)))))
   private val hpwcHitsR = hpwc.map(c => (1 to h.topLevel).map(l => kept[HostPwcEntry](c, x =>
-    x.vmid === keyR.vmid && ((x.gpn ^ gpnKey) & keep(l.U, x.gpn.getWidth)) === 0.U && x.level === l.U
+    x.vmid === keyR.vmid && ((x.gpn ^ gpnKey) & keep(x.level, x.gpn.getWidth)) === 0.U && x.level === l.U
   )))
   // The select stage's choices, once for every slot (they depend on no slot register); a
   // pointer hit at level l continues at l - 1 (from the level one-hot, not the entry).
