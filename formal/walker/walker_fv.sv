@@ -829,7 +829,7 @@ module walker_fv (
   end
 `elsif COVER_WALKS
   // walker_cover_walks: the successful walks C1-C3, the deepest covers (first reachable at
-  // steps 27, 35 and 30 in walker_cover's free environment), checked at step 35 only (sby
+  // steps 27, 35 and 30 in walker_cover's free environment with three-cycle lookups), checked at step 45 only (sby
   // `skip`), under the cover-only assumptions CA1-CA5 below (formal/walker/README.md; only this
   // task defines COVER_WALKS: no proof and no other cover task sees them)
   always @* if (f_past_valid) begin
