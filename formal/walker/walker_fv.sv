@@ -60,7 +60,7 @@
 //       memKind): ub_reads / ub_writes; their value at Done is maxReads / maxWrites
 //   I5  a walk flagged by a covering flush has noFill set
 //   I7  the engine's registered choice: when it serves a slot, its round robin's last grant is
-//       that slot; a lookup turn past its match (phase 1, 2; never 3) is on a slot in a lookup state
+//       that slot; a lookup turn past its match (phase 1, 2, 3) is on a slot in a lookup state
 //   I8  the step engine's registered turn decisions: a slot served by the engine has the decision
 //       of its current registers (dbg_decOk; the RTL registers each slot's decision a cycle
 //       ahead, or after its own turn the decision of the state that turn leads to)
@@ -82,7 +82,7 @@
 //       more than FAIR_K cycles in a row while the matching valid is high
 //   L0  (invariants) outstanding accesses == ids of slots in MemWait, their age == the slot's
 //       stay; a slot waiting for the lock has waited at most as long as the holder has held it
-//   L1  a slot stays in a state at most T cycles (after entering it): engine states 5, issue /
+//   L1  a slot stays in a state at most T cycles (after entering it): engine states 7, issue /
 //       Dirty / Done 2*FAIR_K+1, MemWait FAIR_K, Lock the holder's whole read-modify-write
 //   L2  a walk changes state at most STEP_MAX (84) times before Done: position bound ub_pos
 //   L3  every accepted walk answers: a busy slot's age (cycles since acceptance) is at most
@@ -590,9 +590,8 @@ module walker_fv (
             (d_tValid[1] && !stt[1] && d_tVmid[VB +: VB] == d_hitVmid));
     if (d_hitCache != 2'd0) `SAFE(s_engine_state[d_engSlot]);
     // I7: the engine's registered choice: the round robin's last grant is the slot served, and a
-    // lookup turn past its match (phase 1 select, 2 turn) stays on a slot in a lookup state
+    // lookup turn past its match (phase 1 select, 2 read, 3 turn) stays on a slot in a lookup state
     if (d_engValid) `SAFE(d_engAfter == (d_engSlot ? 2'b00 : 2'b10));
-    `SAFE(d_lookPhase != 2'd3);
     // I8: the registered turn decisions are the served slot's
     `SAFE(d_decOk == 2'b11);
     // I9: the registered channel choices (response, memory port, dirty events) are consistent
@@ -649,8 +648,9 @@ module walker_fv (
 `ifdef LIVE
   // ================================================================== liveness (prove_live)
   localparam FAIR_K = 2;                     // memory latency bound and longest ready-low run
-  // engine states: the other slot's three-cycle lookup turn (match, select, turn), then its own
-  localparam T_ENG  = 5;
+  // engine states: the other slot's four-cycle lookup turn (match, select, read, turn), then its
+  // own match, select and read
+  localparam T_ENG  = 7;
   localparam T_ISS  = 2 * FAIR_K + 1;        // issue / Dirty / Done: the other slot's fire, then own
   localparam T_MW   = FAIR_K;                // MemWait: the memory's answer
   // Lock: the holder's ReadLocked + MemWait + WriteAd + MemWait
@@ -829,7 +829,7 @@ module walker_fv (
   end
 `elsif COVER_WALKS
   // walker_cover_walks: the successful walks C1-C3, the deepest covers (first reachable at
-  // steps 27, 35 and 30 in walker_cover's free environment), checked at step 35 only (sby
+  // steps 27, 35 and 30 in walker_cover's free environment with three-cycle lookups), checked at step 45 only (sby
   // `skip`), under the cover-only assumptions CA1-CA5 below (formal/walker/README.md; only this
   // task defines COVER_WALKS: no proof and no other cover task sees them)
   always @* if (f_past_valid) begin

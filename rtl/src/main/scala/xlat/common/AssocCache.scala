@@ -253,6 +253,10 @@ class AssocCache[T <: Data](
   /** The entry a write changed at the end of the previous cycle (with writeLate). */
   private val wrote2R = RegInit(VecInit(Seq.fill(n)(false.B)))
   private val pendingW = (0 until n).map(i => writeLate.B && fillW && wOHW(i))
+  /** With writeLate: the entries whose write takes effect at the end of this cycle (their
+    * content changes then): a caller that chose an entry in this cycle and reads its fields in
+    * the next drops such a choice. */
+  val writing: Vec[Bool] = VecInit(pendingW)
   private val dup = sameKey match {
     case Some(_) if isolated => RegNext(sameIn)
     case Some(same) if keyIn =>

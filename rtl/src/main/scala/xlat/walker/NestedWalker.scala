@@ -151,18 +151,30 @@ class NestedWalker(val p: WalkerParams) extends Module {
   }
   /** The select of a lookup: `hitsR` the registered matches (per level with `levels`, one vector
     * otherwise), kept on entries still valid and not rewritten by the fill that landed in the
-    * match cycle; the deepest level's (the walk then skips the most reads), then the
-    * lowest-index entry. Returns hit, the entry (a one-hot AND-OR), its index, the hit's
-    * level one-hot (levels 1.. in order) and the entry one-hot.
+    * match cycle, nor by the fill written at the end of this (select) cycle (the read cycle
+    * after it reads the chosen entry's fields: they must be the ones matched); the deepest
+    * level's (the walk then skips the most reads), then the lowest-index entry. Returns hit,
+    * the entry one-hot and the hit's level one-hot (levels 1.. in order).
     */
-  private def select[T <: Data](c: AssocCache[T], hitsR: Seq[Vec[Bool]]): (Bool, T, UInt, Seq[Bool], Seq[Bool]) = {
-    // (`hitsR` already kept on those entries: registered with `validKept`, below)
-    val at = hitsR.map(_.toSeq)
+  private def select[T <: Data](c: AssocCache[T], hitsR: Seq[Vec[Bool]]): (Bool, Seq[Bool], Seq[Bool]) = {
+    // (`hitsR` already kept on the valid entries not just rewritten: registered with `validKept`)
+    val at = hitsR.map(_.toSeq.zip(c.writing).map { case (h, w) => h && !w })
     val any = at.map(anyOf)
     val lvOH = firstOH(any)
     val perLevel = at.map(firstOH)
     val eOH = (0 until c.n).map(j => anyOf(perLevel.zip(lvOH).map { case (o, l) => o(j) && l }))
-    (anyOf(any), Mux1H(eOH, c.entries), OHToUInt(eOH), lvOH, eOH)
+    (anyOf(any), eOH, lvOH)
+  }
+  /** A lookup's select registered (select cycle: hit, entry one-hot, level one-hot), then the
+    * chosen entry's fields read by that one-hot and registered with its index (read cycle), so
+    * neither the first-hit scan nor the entries' AND-OR is in front of the other or of the turn.
+    * Returns, for the turn: hit, entry, index, the level below the hit's (pointer caches), and
+    * the select's entry one-hot register (for reads beside the entry's, in the read cycle).
+    */
+  private def selRead[T <: Data](c: AssocCache[T], sel: (Bool, Seq[Bool], Seq[Bool])): (Bool, T, UInt, UInt, Vec[Bool]) = {
+    val (hit, eOH, lvOH) = sel
+    val eOHR = RegNext(VecInit(eOH))
+    (RegNext(RegNext(hit)), RegNext(Mux1H(eOHR, c.entries)), RegNext(OHToUInt(eOHR)), RegNext(RegNext(below(lvOH))), eOHR)
   }
 
   // ---- accept ------------------------------------------------------------------------------
@@ -198,20 +210,24 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val engineStates = Seq(Start, HostStart, HostEntry, HostLeafDone, GuestEntry, GuestLeafDone)
   private val wantsEngine = VecInit(state.map(st => engineStates.map(_ === st).reduce(_ || _)))
   private val engine = new RoundRobin(W, hold = false)(wantsEngine)
-  // Three-cycle lookup turns (`lookStates`: the engine states that look a cache up, when that
+  // Four-cycle lookup turns (`lookStates`: the engine states that look a cache up, when that
   // cache exists). The first cycle (match) compares the slot's key with every entry and
   // registers the hit vectors; the engine stays on that slot (`lookPhase`); the second cycle
-  // (select) takes the deepest registered hit that is still valid and registers its entry's
-  // fields, way and next level; the third (the turn) does the rest of the turn from those
-  // registers. Nothing lands in the select or turn cycle (the engine is the only filler, held
-  // on this slot, and a fill lands one cycle after its turn, in the match cycle at the latest),
-  // so the registered fields are the data the entry was matched against; an invalidation
-  // (flush, a bus-error walk's drop) in the match cycle removes the hit, one in the select or
-  // turn cycle does not (the walk is in flight at it, as every such walk).
+  // (select) takes the deepest registered hit that is still valid and registers it one-hot,
+  // with its next level; the third (read) registers that entry's fields and way; the fourth
+  // (the turn) does the rest of the turn from those registers. Nothing lands in the select,
+  // read or turn cycle (the engine is the only filler, held on this slot, and a fill lands one
+  // cycle after its turn, in the match cycle at the latest); the fill that landed in the match
+  // cycle writes its entry at the end of the select cycle, so the select skips that entry (as
+  // it skips one written at the end of the match cycle), and the fields read are the data the
+  // entry was matched against. An invalidation (flush, a bus-error walk's drop) in the match
+  // cycle removes the hit, one in the select, read or turn cycle does not (the walk is in
+  // flight at it, as every such walk).
   private val lookStates = Seq(Start -> gpwc.isDefined, HostStart -> (ntlb.isDefined || hpwc.isDefined)).collect {
     case (k, true) => k
   }
-  /** The lookup turn's phase: 1 in its select cycle, 2 in its turn cycle (0 otherwise). */
+  /** The lookup turn's phase: 1 in its select cycle, 2 in its read cycle, 3 in its turn cycle
+    * (0 otherwise). */
   private val lookPhase = RegInit(0.U(2.W))
   private val curValid = RegInit(false.B)
   private val cur = RegInit(0.U(p.slotBits.W))
@@ -224,15 +240,19 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val servedI = (0 until W).map(i => curOH(i) && wantsEngine(i))
   private val matchI = (0 until W).map(i => servedI(i) && lookPhase === 0.U && lookState(state(i)))
   private val selectI = (0 until W).map(i => servedI(i) && lookPhase === 1.U)
+  private val readI = (0 until W).map(i => servedI(i) && lookPhase === 2.U)
   /** Slot i takes the last (or only) cycle of its turn: `goF` from the engine's registers and the
     * slot's state; `goI` the same, registered a cycle ahead (below: every enable of a turn
     * starts from it). */
-  private val goF = (0 until W).map(i => servedI(i) && (lookPhase === 2.U || !lookState(state(i))))
+  private val goF = (0 until W).map(i => servedI(i) && (lookPhase === 3.U || !lookState(state(i))))
   private val goI = RegInit(VecInit(Seq.fill(W)(false.B)))
   private val matchTurn = anyOf(matchI)
   private val selectTurn = anyOf(selectI)
-  lookPhase := Mux(matchTurn, 1.U, Mux(selectTurn, 2.U, 0.U))
-  when(matchTurn || selectTurn) { curValid := true.B }
+  private val readTurn = anyOf(readI)
+  /** The engine stays on the served slot (a lookup past its turn's first cycle follows). */
+  private val held = matchTurn || selectTurn || readTurn
+  lookPhase := Mux(matchTurn, 1.U, Mux(selectTurn, 2.U, Mux(readTurn, 3.U, 0.U)))
+  when(held) { curValid := true.B }
     .otherwise {
       curValid := engine.valid
       cur := engine.index
@@ -297,27 +317,33 @@ class NestedWalker(val p: WalkerParams) extends Module {
   // The select stage's choices, once for every slot (they depend on no slot register); a
   // pointer hit at level l continues at l - 1 (from the level one-hot, not the entry).
   private def below(lvOH: Seq[Bool]): UInt = Mux1H(lvOH, lvOH.indices.map(_.U(p.levelBits.W)))
-  // The select's results are registered (every cycle; the turn reads them only in the cycle
-  // after its select): the turn starts from registers, not from the hit vectors' AND-OR.
-  private val gSelC = gpwc.map { c => val (a, b, w, l, _) = select(c, gpwcHitsR.get); (a, b, w, below(l)) }
+  // The select's choice is registered, the chosen entry's fields read from it and registered
+  // (every cycle; the turn reads them only two cycles after its select): the turn starts from
+  // registers, and the first-hit scan and the entries' AND-OR are a cycle each.
+  private val gSelC = gpwc.map(c => select(c, gpwcHitsR.get))
   private val tSelC = ntlb.map(c => select(c, Seq(ntlbHitsR.get)))
-  private val pSelC = hpwc.map { c => val (a, b, w, l, _) = select(c, hpwcHitsR.get); (a, b, w, below(l)) }
-  private val (gSelHit, gSelEnt, gSelWay, gSelNext) = gSelC match {
-    case Some((a, b, w, l)) => (RegNext(a), RegNext(b), RegNext(w), RegNext(l))
-    case None               => (false.B, 0.U.asTypeOf(new GuestPwcEntry(p)), 0.U, 0.U)
+  private val pSelC = hpwc.map(c => select(c, hpwcHitsR.get))
+  private val gSelR = gpwc.zip(gSelC).map { case (c, x) => selRead(c, x) }
+  private val tSelR = ntlb.zip(tSelC).map { case (c, x) => selRead(c, x) }
+  private val pSelR = hpwc.zip(pSelC).map { case (c, x) => selRead(c, x) }
+  private val (gSelHit, gSelEnt, gSelWay, gSelNext) = gSelR match {
+    case Some((a, b, w, l, _)) => (a, b, w, l)
+    case None                  => (false.B, 0.U.asTypeOf(new GuestPwcEntry(p)), 0.U, 0.U)
   }
-  private val (tSelHit, tSelEnt, tSelWay) = tSelC match {
-    case Some((a, b, w, _, _)) => (RegNext(a), RegNext(b), RegNext(w))
-    case None               => (false.B, 0.U.asTypeOf(new NestedTlbEntry(p)), 0.U)
+  private val (tSelHit, tSelEnt, tSelWay) = tSelR match {
+    case Some((a, b, w, _, _)) => (a, b, w)
+    case None                  => (false.B, 0.U.asTypeOf(new NestedTlbEntry(p)), 0.U)
   }
-  /** The selected nested-TLB entry denies the served slot's access (registered with the select). */
-  private val tSelDeny = tSelC match {
+  /** The selected nested-TLB entry denies the served slot's access (registered in the read
+    * cycle: the deny compares of the select cycle, on the key the engine holds and the entry
+    * the select chose, which nothing rewrites from the match to the read). */
+  private val tSelDeny = tSelR match {
     case Some((_, _, _, _, oh)) => RegNext(Mux1H(oh, ntlbDenyR.get))
     case None                   => false.B
   }
-  private val (pSelHit, pSelEnt, pSelWay, pSelNext) = pSelC match {
-    case Some((a, b, w, l)) => (RegNext(a), RegNext(b), RegNext(w), RegNext(l))
-    case None               => (false.B, 0.U.asTypeOf(new HostPwcEntry(p)), 0.U, 0.U)
+  private val (pSelHit, pSelEnt, pSelWay, pSelNext) = pSelR match {
+    case Some((a, b, w, l, _)) => (a, b, w, l)
+    case None                  => (false.B, 0.U.asTypeOf(new HostPwcEntry(p)), 0.U, 0.U)
   }
 
   // The fill keys' compares with every entry (AssocCache keyIn) on the served slot's key
@@ -441,7 +467,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val dr = decR(i)
     val plainAfter = dr(Br.HeOk) || dr(Br.GeOk) || (if (hsLook) false.B else dr(Br.SGo) || dr(Br.GePtr) || dr(Br.Gl))
     val plainNow = wantsEngine(i) && !lookState(state(i))
-    goI(i) := !matchTurn && (selectI(i) || (!selectTurn && engine.oneHot(i) && Mux(goI(i), plainAfter, plainNow)))
+    goI(i) := !matchTurn && !selectTurn && (readI(i) || (!readTurn && engine.oneHot(i) && Mux(goI(i), plainAfter, plainNow)))
   }
 
   /** Slot `i`'s turn: every written register is an AND-OR of its branches' values under their
@@ -774,7 +800,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     k.hostFetch := forData && isCmd(x.cmd, AccessCmd.Exec)
     k
   }
-  when(!(matchTurn || selectTurn)) { keyR := Mux1H(engine.oneHot, keyNext) }
+  when(!held) { keyR := Mux1H(engine.oneHot, keyNext) }
   for (i <- 0 until W; (dst, ws) <- writes(i)) {
     val c = ws.map(_._1)
     val vs = ws.map(_._2)
@@ -849,8 +875,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val selT = selectTurn && st === HostStart && tSelC.map(_._1).getOrElse(false.B)
     val selP = selectTurn && st === HostStart && !selT && pSelC.map(_._1).getOrElse(false.B)
     d.hitCache := Mux(selG, 1.U, Mux(selT, 3.U, Mux(selP, 2.U, 0.U)))
-    d.hitVmid := Mux(selG, gSelC.map(_._2.vmid).getOrElse(0.U), Mux(selT, tSelC.map(_._2.vmid).getOrElse(0.U),
-      pSelC.map(_._2.vmid).getOrElse(0.U)))
+    def selVmid[T <: Data](c: Option[AssocCache[T]], sel: Option[(Bool, Seq[Bool], Seq[Bool])], vmidOf: T => UInt): UInt =
+      c.zip(sel).map { case (c, x) => Mux1H(x._2, c.entries.map(vmidOf)) }.getOrElse(0.U)
+    d.hitVmid := Mux(selG, selVmid[GuestPwcEntry](gpwc, gSelC, _.vmid), Mux(selT, selVmid[NestedTlbEntry](ntlb, tSelC, _.vmid),
+      selVmid[HostPwcEntry](hpwc, pSelC, _.vmid)))
     // fills land one cycle after the turn that decides them (AssocCache late) and write their
     // entry a cycle later (AssocCache writeLate), unless a flush comes in either cycle
     d.fillValid := RegNext(RegNext(turn && filled, false.B) && !io.flush.fire, false.B) && !io.flush.fire

@@ -165,7 +165,7 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
   /** The slot the step engine serves this cycle (meaningful while a slot is in an engine state). */
   val engSlot = UInt(p.slotBits.W)
   /** The step engine serves `engSlot` this cycle; its round robin's `last` as a thermometer
-    * (bit j: j after the last grant); the lookup turn's phase (1 select, 2 turn). */
+    * (bit j: j after the last grant); the lookup turn's phase (1 select, 2 read, 3 turn). */
   val engValid = Bool()
   val engAfter = Vec(p.walkers, Bool())
   val lookPhase = UInt(2.W)
