@@ -540,8 +540,9 @@ async def test_plru_same_set_back_to_back(dut):
     operations ahead), each followed by a miss in that set that evicts the PLRU victim. The
     victim each fill chose shows in the next burst, which hits only what the model holds: the
     scoreboard compares every response's `source` and `memReads` with the model's, whose PLRU
-    sees the operations in order (the RTL reads the replacement word stages ahead and bypasses
-    the touches it missed). 4 KiB and 2 MiB arrays."""
+    sees the operations in order (an RTL that reads the replacement word stages ahead must
+    bypass the touches its read missed: docs "FPGA round (2026-11-29, session 21)"). 4 KiB and
+    2 MiB arrays."""
     env = await _env(dut, "plru_same_set", latency=(2, 6))
     m = env.machine
     p = env.p

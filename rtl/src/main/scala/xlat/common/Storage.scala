@@ -53,13 +53,6 @@ object StorageKind {
   * `writeSetEarly` (the write's set one cycle before the write). What the owner sees differs
   * from the data register only when a set is written in the cycle it is read (`readData` then
   * shows the write); the owners never do that (the same rule as for `sram`).
-  *
-  * `readAlts` (n > 0): `readAlt` gives n other candidate sets, each with its select (at most one
-  * set); the read's set is the selected one, else `read.bits`. The owner's choice among its
-  * sources (an invalidation, a walk step, a request) then selects sets that are already decoded
-  * per way (with `addrReg`, each way's permuted address of each candidate, computed beside the
-  * choice) instead of the chosen set being permuted after it: the choice's logic is the last
-  * thing before the address registers.
   */
 class SetAssocStorage[T <: Data](
     gen: T,
@@ -71,8 +64,7 @@ class SetAssocStorage[T <: Data](
     wayOH: Boolean = false,
     readsNeverWrite: Boolean = false,
     view: Boolean = false,
-    addrReg: Boolean = false,
-    readAlts: Int = 0
+    addrReg: Boolean = false
 ) extends Module {
   require(!(sram && lutram), "SetAssocStorage: lutram is a kind of flops storage, not of sram")
   require(!view || sram, "SetAssocStorage: view is for sram (flops always show every entry)")
@@ -107,16 +99,7 @@ class SetAssocStorage[T <: Data](
       * address of every way comes from a register of its own as well.
       */
     val writeSetEarly = Option.when(addrReg)(Input(UInt(setBits.W)))
-    /** With `readAlts`: the other candidate sets of the read, each valid when selected. */
-    val readAlt = Option.when(readAlts > 0)(Input(Vec(readAlts, Valid(UInt(setBits.W)))))
   })
-  /** The read's set, or (with `readAlts`) `f` of it selected after `f` is applied to each candidate. */
-  private def readSel(f: UInt => UInt): UInt = io.readAlt match {
-    case None => f(io.read.bits)
-    case Some(alts) =>
-      val none = !alts.map(_.valid).reduce(_ || _)
-      Mux1H((none +: alts.map(_.valid)).toSeq, (f(io.read.bits) +: alts.map(a => f(a.bits))).toSeq)
-  }
 
   private def setOf(s: UInt): UInt = if (sets == 1) 0.U else s
 
@@ -134,7 +117,7 @@ class SetAssocStorage[T <: Data](
       val mem = Mem(sets, UInt(width.W))
       val wen = io.write.valid && io.write.bits.way === w.U
       val ren = if (readsNeverWrite) io.read.valid && !wen else io.read.valid
-      io.readData(w) := RegEnable(mem.read(readSel(setOf)), ren).asTypeOf(gen)
+      io.readData(w) := RegEnable(mem.read(setOf(io.read.bits)), ren).asTypeOf(gen)
       when(wen) {
         mem.write(setOf(io.write.bits.set), io.write.bits.data.asUInt)
       }
@@ -149,8 +132,8 @@ class SetAssocStorage[T <: Data](
       def addr(s: UInt): UInt =
         if (!addrReg || sets == 1) setOf(s) else VecInit(perms(w).map(_.U(setBits.W)))(s)
       val rd =
-        if (addrReg) mem.read(RegNext(readSel(addr))).asTypeOf(gen)
-        else mem.read(readSel(setOf)).asTypeOf(gen)
+        if (addrReg) mem.read(RegNext(addr(io.read.bits))).asTypeOf(gen)
+        else mem.read(setOf(io.read.bits)).asTypeOf(gen)
       // the row register (readReg) loads every cycle, as with register storage
       io.readData(w) := (if (readReg && !addrReg) RegNext(rd) else rd)
       val wset = io.writeSetEarly.map(e => RegNext(addr(e))).getOrElse(setOf(io.write.bits.set))
@@ -162,7 +145,7 @@ class SetAssocStorage[T <: Data](
   } else {
     val regs = Reg(Vec(sets, Vec(ways, gen)))
     // the row register loads every cycle: its owner reads it only for a valid operation
-    io.readData := (if (readReg) RegNext(regs(readSel(setOf))) else regs(readSel(setOf)))
+    io.readData := (if (readReg) RegNext(regs(setOf(io.read.bits))) else regs(setOf(io.read.bits)))
     io.writeWayOH match {
       case Some(oh) => for (w <- 0 until ways) when(io.write.valid && oh(w)) { regs(0)(w) := io.write.bits.data }
       case None     => when(io.write.valid) { regs(setOf(io.write.bits.set))(io.write.bits.way) := io.write.bits.data }
