@@ -192,7 +192,17 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // the same rule with the request in pick, whose hit is known last (its registered hit vectors),
   // as the select of a final multiplexer between two compares of registers
   // (the counts compared with constants, no carry chain: free > n for n = 0..3)
-  private val kMayAlloc = if (timing.hitReg) isReq(k) && !kKnownHit else false.B
+  /** `registeredChoice` (**decided** 2026-11-29, session 21, docs/devtlb.md "Acceptance"): the
+    * request in pick counts as a possible allocation whatever its hit vectors show. Its hit,
+    * ANDed and ORed in pick from the parts registered after match, was the select of the room
+    * check in front of `req_ready` and of every acceptance's enables (the predictor's write, the
+    * delay line; `fpga/levels.py devtlb_full`: 16.1 weighted levels, the deepest path once the
+    * prefetch issue had its own stage); now the room is a function of registers. The cost:
+    * `req_ready` may stay low a cycle longer when the last free slot or waiter is counted for a
+    * request in pick that hits.
+    */
+  private val kMayAlloc =
+    if (!timing.hitReg) false.B else if (p.registeredChoice) isReq(k) else isReq(k) && !kKnownHit
   private val cMayAlloc = if (timing.readReg) isReq(c) else false.B
   private val sMayAlloc = if (timing.selReg) isReq(s) && !sKnownHit else false.B
   private def above(x: UInt, n: Int): Bool = {
@@ -638,16 +648,22 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val kReq = k.bits.req
     // the request in pick misses (it responds in t + 1, before the issue), from its hit vectors
     val kMiss = isReq(k) && !kKnownHit
+    /** Held (in the PB, or by a slot: the request's own by `miss`, not `alloc`, as a miss that
+      * merges found a slot with its key, which `holding` counts already), and the request
+      * behind's key: compared for each page a candidate may be, from registers (the history
+      * writes' pages, the table's), and selected by the candidate's bypass last.
+      */
+    def heldOf(q: UInt): Bool = pb.io.readData.zip(pbValid).map { case (e, v) => v && e.covers(t, q) }.reduce(_ || _) ||
+      st.holding(t, q).asUInt.orR || miss && req.sid === t && req.iova === q
+    def sameReqOf(q: UInt): Bool = kMiss && kReq.sid === t && kReq.iova === q
+    val heldAlt = u.altPages.map(heldOf)
+    val sameReqAlt = u.altPages.map(sameReqOf)
     for (j <- 0 until hp) {
       val cand = u.candidates(j)
       val q = cand.bits
-      val inPb = pb.io.readData.zip(pbValid).map { case (e, v) => v && e.covers(t, q) }.reduce(_ || _)
-      // the request's own slot by `miss`, not `alloc`: a miss that merges found a slot with its
-      // key, which `holding` counts already, so the merge decision is not in front
-      val inSlot = st.holding(t, q).asUInt.orR || miss && req.sid === t && req.iova === q
-      isWant(j) := trigger && cand.valid && !inPb && !inSlot
+      isWant(j) := trigger && cand.valid && !Mux1H(u.altSel(j), heldAlt :+ heldOf(u.altRaw(j)))
       isPage(j) := q
-      isSameReq(j) := kMiss && kReq.sid === t && kReq.iova === q
+      isSameReq(j) := Mux1H(u.altSel(j), sameReqAlt :+ sameReqOf(u.altRaw(j)))
       for (m <- 0 until hp) {
         isSameIss(j)(m) := isSid === t && isPage(m) === q
         // the first earlier candidate with the same page only
