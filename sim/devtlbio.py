@@ -154,6 +154,8 @@ def check_against_model(log: np.ndarray, man: dict, max_mismatches: int = 20, wa
         nonlocal nreq
         while pipe and pipe[0][0] <= c:
             rc, kind, data, ac = pipe.popleft()
+            m.flush_prefetch(rc - 1)      # a trigger's issue stage before the cycle's operation
+            note_prefetches()
             if kind == "req":
                 pb_before = list(m.pb) if p.prefetch else []
                 out = m.request(*data, strict=True, cycle=rc)

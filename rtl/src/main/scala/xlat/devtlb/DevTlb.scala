@@ -26,7 +26,8 @@ import xlat.common._
   * into an empty pipeline, so the arrays and the prefetch buffer never change under an operation
   * in flight. A request's merge check compares its key with the slot table in pick (with
   * `selReg`) and adds in respond the slots allocated by the operation one ahead, so it sees the
-  * table as respond would (`mergeOH`); the prefetch candidates are compared in respond. Requests alone run
+  * table as respond would (`mergeOH`); the prefetch candidates are compared in respond (with
+  * `registeredChoice` their slots are taken in the next cycle, `issueLater`). Requests alone run
   * back to back. A request is accepted only when whatever it turns out to be can be served
   * (a free demand slot and waiter, a place in the hit queue, each counting the requests in
   * flight), so nothing is ever replayed.
@@ -665,7 +666,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
       isPage(j) := q
       isSameReq(j) := Mux1H(u.altSel(j), sameReqAlt :+ sameReqOf(u.altRaw(j)))
       for (m <- 0 until hp) {
-        isSameIss(j)(m) := isSid === t && isPage(m) === q
+        isSameIss(j)(m) := isSid === t && Mux1H(u.altSel(j), (u.altPages :+ u.altRaw(j)).map(isPage(m) === _))
         // the first earlier candidate with the same page only
         isDupOf(j)(m) := (if (m < j) cand.valid && u.candidates(m).valid && u.candidates(m).bits === q &&
           !(0 until m).map(x => u.candidates(x).valid && u.candidates(x).bits === q).foldLeft(false.B)(_ || _) else false.B)
