@@ -649,24 +649,18 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val kReq = k.bits.req
     // the request in pick misses (it responds in t + 1, before the issue), from its hit vectors
     val kMiss = isReq(k) && !kKnownHit
-    /** Held (in the PB, or by a slot: the request's own by `miss`, not `alloc`, as a miss that
-      * merges found a slot with its key, which `holding` counts already), and the request
-      * behind's key: compared for each page a candidate may be, from registers (the history
-      * writes' pages, the table's), and selected by the candidate's bypass last.
-      */
-    def heldOf(q: UInt): Bool = pb.io.readData.zip(pbValid).map { case (e, v) => v && e.covers(t, q) }.reduce(_ || _) ||
-      st.holding(t, q).asUInt.orR || miss && req.sid === t && req.iova === q
-    def sameReqOf(q: UInt): Bool = kMiss && kReq.sid === t && kReq.iova === q
-    val heldAlt = u.altPages.map(heldOf)
-    val sameReqAlt = u.altPages.map(sameReqOf)
     for (j <- 0 until hp) {
       val cand = u.candidates(j)
       val q = cand.bits
-      isWant(j) := trigger && cand.valid && !Mux1H(u.altSel(j), heldAlt :+ heldOf(u.altRaw(j)))
+      val inPb = pb.io.readData.zip(pbValid).map { case (e, v) => v && e.covers(t, q) }.reduce(_ || _)
+      // the request's own slot by `miss`, not `alloc`: a miss that merges found a slot with its
+      // key, which `holding` counts already, so the merge decision is not in front
+      val inSlot = st.holding(t, q).asUInt.orR || miss && req.sid === t && req.iova === q
+      isWant(j) := trigger && cand.valid && !inPb && !inSlot
       isPage(j) := q
-      isSameReq(j) := Mux1H(u.altSel(j), sameReqAlt :+ sameReqOf(u.altRaw(j)))
+      isSameReq(j) := kMiss && kReq.sid === t && kReq.iova === q
       for (m <- 0 until hp) {
-        isSameIss(j)(m) := isSid === t && Mux1H(u.altSel(j), (u.altPages :+ u.altRaw(j)).map(isPage(m) === _))
+        isSameIss(j)(m) := isSid === t && isPage(m) === q
         // the first earlier candidate with the same page only
         isDupOf(j)(m) := (if (m < j) cand.valid && u.candidates(m).valid && u.candidates(m).bits === q &&
           !(0 until m).map(x => u.candidates(x).valid && u.candidates(x).bits === q).foldLeft(false.B)(_ || _) else false.B)

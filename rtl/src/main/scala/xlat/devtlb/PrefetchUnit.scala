@@ -78,13 +78,6 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
   val succ = Wire(Valid(UInt(p.sidBits.W)))
   val candidates = Wire(Vec(p.histPages, Valid(UInt(p.pageBits.W))))
   val ownPtr = Wire(UInt(ptrBits.W))
-  /** With `registeredChoice`: the pages a candidate may be (the newer write's, the older
-    * write's, the table's) and, for each candidate, which one it is (one-hot), so that a
-    * filter can compare every page from registers and select its result last.
-    */
-  var altPages: Seq[UInt] = Nil
-  var altRaw: Seq[UInt] = Nil
-  var altSel: Seq[Seq[Bool]] = Nil
 
   /** `matchSid`: the SID of the request in the match stage; `respondSid` that of respond. */
   def lookup(matchSid: UInt, respondSid: UInt): Unit = {
@@ -112,13 +105,6 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
         val succIdxK = Stage.carry(idx(succM, p.historyEntries), timing.hitReg)
         val older = RegNext(recs(0).index === succIdxK)
         val newer = RegNext(idx(respondSid, p.historyEntries) === succIdxK)
-        altPages = Seq(recs(0).page, recs(1).page)
-        altRaw = rawPages.map(_(p.pageBits - 1, 0))
-        altSel = (0 until p.histPages).map { j =>
-          val n = recs(0).valid && newer && recs(0).slot === j.U
-          val o = recs(1).valid && older && recs(1).slot === j.U
-          Seq(n, !n && o, !n && !o)
-        }
         Seq(() => older, () => newer)
       }
     for (j <- 0 until p.histPages) {
