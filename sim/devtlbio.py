@@ -139,11 +139,23 @@ def check_against_model(log: np.ndarray, man: dict, max_mismatches: int = 20, wa
     slot_use: dict = {}           # prefetch slot serial -> set of uses ("merge", "pb"), counted ones
     entry_of: dict = {}           # id(PB entry) -> serial of the prefetch slot that filled it
     nreq = 0
+    # requests whose prefetches the model's issue stage has not acted yet (Q27): their outcome's
+    # ``ats`` gains the prefetch slots when it does
+    pf_outs: deque = deque()
+
+    def note_prefetches():
+        while pf_outs and pf_outs[0][0] is not m.pending_trigger:
+            o, warm = pf_outs.popleft()
+            for a in o.ats:               # prefetch slots this request's trigger allocated
+                if a.prefetch and warm:
+                    slot_use[m.slots[a.tag].serial] = set()
 
     def act_until(c):
         nonlocal nreq
         while pipe and pipe[0][0] <= c:
             rc, kind, data, ac = pipe.popleft()
+            m.flush_prefetch(rc - 1)      # a trigger's issue stage before the cycle's operation
+            note_prefetches()
             if kind == "req":
                 pb_before = list(m.pb) if p.prefetch else []
                 out = m.request(*data, strict=True, cycle=rc)
@@ -152,9 +164,8 @@ def check_against_model(log: np.ndarray, man: dict, max_mismatches: int = 20, wa
                 nreq += 1
                 warm = nreq > warmup_requests
                 if p.prefetch:
-                    for a in out.ats:         # prefetch slots this request allocated
-                        if a.prefetch and warm:
-                            slot_use[m.slots[a.tag].serial] = set()
+                    pf_outs.append((out, warm))
+                    note_prefetches()
                     if warm:
                         pf["requests"] += 1
                         pf["devtlb_misses"] += out.kind != "hit"
@@ -177,6 +188,7 @@ def check_against_model(log: np.ndarray, man: dict, max_mismatches: int = 20, wa
                 serial = s.serial if s is not None else None
                 pb_ids = {id(e) for e in m.pb} if p.prefetch else set()
                 out = m.completion(t, ppn, pr, pw, ps, fault)
+                note_prefetches()
                 if unsent:
                     s.sent = True
                 if serial in slot_use and out.kind == "completed":
@@ -185,6 +197,8 @@ def check_against_model(log: np.ndarray, man: dict, max_mismatches: int = 20, wa
                 for e in (m.pb if p.prefetch else []):   # the entry this completion installed
                     if e is not None and id(e) not in pb_ids:   # (kept alive: ids are not reused)
                         entry_of[id(e)] = (e, serial if serial in slot_use else None)
+        m.flush_prefetch(c)               # the issue stage acts before this cycle's handshakes
+        note_prefetches()
 
     perf = {}
     for r in log:

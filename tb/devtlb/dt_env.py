@@ -219,6 +219,8 @@ class DtEnv:
                 self._act(c, kind, data, ac)
             except DevTlbModelError as e:
                 self._err(c, f"{kind} accepted at {ac}: {e}")
+        # the prefetch issue stage (model Q27) acts before this cycle's handshakes
+        m.flush_prefetch(c)
         # 4. handshakes of outputs
         r = self.respmon.item
         if r is not None:

@@ -604,3 +604,60 @@ async def test_prefetch_pb_hit(dut):
     expect(c["prefetches"] > 0, f"prefetches sent: {c}")
     if nsid <= p.pbEntries + 1:       # the PB holds the prefetches until they are used
         expect(c["pbHits"] > 0, f"PB hits: {c}")
+
+
+@cocotb.test()
+async def test_prefetch_issue_cycle(dut):
+    """The prefetch issue stage (docs "Prefetch Unit", **decided** 2026-11-29, model Q27): a
+    trigger R1 (SID a, pred[a] = b, hist[b] = [q]) responding in cycle t, and a request R2 for
+    (b, q) that misses, responding in t + d. With `prefetchDelay` 1 the prefetches of R1 are
+    issued in t + 1 after the request responding then: for d = 1, R2 allocates a demand slot and
+    R1's candidate (b, q) is dropped as held; for d = 2, R2 merges into the prefetch slot. With
+    `prefetchDelay` 0 R2 merges into it for both."""
+    env = await setup(dut, "prefetch_issue_cycle", latency=(4, 4))
+    p = env.p
+    if not p.prefetch or p.histDistance > 64 or (1 << p.sidBits) < 3:
+        env.log.info("no Prefetch Unit (or not one this test can train) in this configuration")
+        await env.finish()
+        return
+    a, b, f = 1, 2, 0
+    q, fp = 0x51 & pmask(env), 0x70 & pmask(env)
+    L = p.latency
+    env.table.map(b, q, 0x777, PS_4K)
+    env.table.map(f, fp, 0x700, PS_4K)
+    await env.loop.wait_until(lambda: int(env.h["req_ready"].value) == 1, 5000, "req_ready after reset")
+    # request 0 of SID a, histDistance - 1 of a filler SID, then b's miss of q: pred[a] := b and
+    # hist[b] gets q
+    env.table.map(a, 0x40, 0x640, PS_4K)
+    await one(env, a, 0x40)
+    for _ in range(p.histDistance - 1):
+        await one(env, f, fp)
+    await one(env, b, q, timeout=5000)
+    for d in (1, 2):
+        # (b, q) out of the DevTLB (the history and the predictor keep it)
+        env.send_inval(1, b)
+        await env.drain(3000)
+        pa = (0x41 + d) & pmask(env)
+        env.table.map(a, pa, 0x640 + d, PS_4K)
+        na = len(env.accept_cycles["req"])
+        t1 = env.send_req(a, pa)["tag"]
+        if d > 1:
+            await env.loop.wait_until(lambda: len(env.accept_cycles["req"]) > na, 200, "R1 accepted")
+            await env.loop.cycles(d - 1)
+        t2 = env.send_req(b, q)["tag"]
+        await env.loop.wait_until(lambda: len(env.accept_cycles["req"]) > na + 1, 200, "R2 accepted")
+        await env.drain(5000)
+        c1, c2 = env.accept_cycles["req"][na], env.accept_cycles["req"][na + 1]
+        o1, o2 = env.outcomes[t1], env.outcomes[t2]
+        env.log.info(f"d {d}: R1 {o1.kind} at {c1 + L - 1}, successor {o1.successor}, candidates "
+                     f"{o1.candidates}, drops {o1.prefetch_drops}; R2 {o2.kind} slot {o2.slot} at "
+                     f"{c2 + L - 1}")
+        expect(c2 - c1 == d, f"R2 accepted {c2 - c1} cycles after R1, wanted {d}")
+        expect(o1.kind == "alloc" and o1.successor == b and (b, q) in o1.candidates,
+               f"R1 {o1.kind}, successor {o1.successor}, candidates {o1.candidates}")
+        if p.prefetchDelay and d == 1:
+            expect(o2.kind == "alloc" and (b, q, "slot") in o1.prefetch_drops,
+                   f"R2 {o2.kind} (slot {o2.slot}), R1's drops {o1.prefetch_drops}")
+        else:
+            expect(o2.kind == "merge" and o2.slot >= p.ptbEntries, f"R2 {o2.kind} slot {o2.slot}")
+    await env.finish()

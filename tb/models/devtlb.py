@@ -109,6 +109,15 @@ Q26 Demand sends go first (docs "Prefetch Unit", "When each change becomes visib
     slot is not sent while a demand slot allocated before it (in an earlier respond, or as the
     demand slot of the same respond) waits to be sent.  The RTL's send queues may take the
     allocations a cycle late (``allocDelay`` 2), both queues alike, so the order holds there too.
+Q27 The prefetch issue stage (docs "Prefetch Unit", **decided** 2026-11-29, session 21): with
+    ``prefetchDelay`` 1 (manifest; the ``registeredChoice`` configurations with a PB) the
+    prefetches of a trigger whose respond cycle is t are issued in cycle t + 1: after the
+    request that responds in t + 1 (which neither merges into them nor sees them; its miss of a
+    candidate's page drops that candidate, held by the request's slot), before a completion
+    that responds in t + 1, and with the resp handshakes of cycle t done (a slot freed by one is
+    a candidate).  The model knows it when the testbench gives the respond cycles
+    (``request(cycle=)``) and calls ``flush_prefetch(cycle)`` after each cycle's operations;
+    without cycles the trigger acts at once, as with ``prefetchDelay`` 0.
 """
 
 from __future__ import annotations
@@ -170,6 +179,9 @@ class DevTlbParams:
     # that may allocate it: 1 (c + 1), or 2 in the configurations whose free-slot choice is
     # registered (Q25; the RTL's derived value, manifest "allocDelay")
     allocDelay: int = 1
+    # cycles from a trigger's respond cycle to the cycle its prefetches are issued: 0, or 1 in
+    # the configurations with the prefetch issue stage (Q27; manifest "prefetchDelay")
+    prefetchDelay: int = 0
 
     def __post_init__(self):
         if self.pfSlots is None:
@@ -214,6 +226,7 @@ class DevTlbParams:
         else:
             d["pfSlots"] = None
         d["allocDelay"] = int(derived.get("allocDelay", 1))
+        d["prefetchDelay"] = int(derived.get("prefetchDelay", 0))
         return cls.from_dict(d)
 
     @classmethod
@@ -428,6 +441,8 @@ class DevTlbModel:
         self._inval_id = 0
         self._seq = 0
         self._freed_at: dict[int, int] = {}   # slot -> cycle of the resp handshake that freed it
+        # Q27: the trigger waiting for the issue stage: (successor, history pages, outcome, cycle)
+        self._pending_pf: tuple | None = None
 
     def _count(self, name: str, inc: int = 1) -> None:
         self.counters[name] = min(COUNTER_MAX, self.counters[name] + inc)
@@ -488,7 +503,8 @@ class DevTlbModel:
     @property
     def idle(self) -> bool:
         """Nothing in flight: no slot, no hit waiting, no invalidation pending."""
-        return all(s is None for s in self.slots) and not self.hitq and not self.invals
+        return (all(s is None for s in self.slots) and not self.hitq and not self.invals
+                and self._pending_pf is None)
 
     # ------------------------------------------------------------- DevTLB/PB
     def row_of(self, sid: int, page: int) -> int:
@@ -612,6 +628,7 @@ class DevTlbModel:
         write = 1 if write else 0
         self._seq += 1
         self._count("requests")
+        pending = None
 
         succ = self.pred[sid % p.predictorEntries] if p.prefetch else None
         out = RequestOutcome(kind="", successor=succ)
@@ -653,14 +670,35 @@ class DevTlbModel:
             out.slot = s.idx
             out.waiter = self._add_waiter(tag, write, s)
             if hist_snapshot is not None:
-                self._trigger(succ, hist_snapshot, out)
+                if p.prefetchDelay and cycle is not None:         # Q27: the issue stage
+                    pending = (succ, hist_snapshot, out, cycle)
+                else:
+                    self._trigger(succ, hist_snapshot, out)
 
         if p.prefetch:                                  # predictor write, delay line
             if len(self.delay) == p.histDistance:
                 old = self.delay.popleft()
                 self.pred[old % p.predictorEntries] = sid
             self.delay.append(sid)
+        # Q27: the prefetches of the request that responded in the cycle before act after this one
+        self.flush_prefetch()
+        self._pending_pf = pending
         return out
+
+    @property
+    def pending_trigger(self) -> RequestOutcome | None:
+        """Q27: the outcome of the request whose prefetches wait for the issue stage."""
+        return self._pending_pf[2] if self._pending_pf is not None else None
+
+    def flush_prefetch(self, cycle: int | None = None) -> None:
+        """Q27: issue the waiting trigger's prefetches (if any; with ``cycle``, only one whose
+        respond cycle is before ``cycle``).  Called by ``completion`` and ``inval`` before they
+        act, by ``request`` after, and by the testbench after each cycle's operations."""
+        pf = self._pending_pf
+        if pf is None or (cycle is not None and pf[3] >= cycle):
+            return
+        self._pending_pf = None
+        self._trigger(pf[0], pf[1], pf[2])
 
     def _trigger(self, t: int, pages: list, out: RequestOutcome) -> None:
         for q in pages:
@@ -713,6 +751,7 @@ class DevTlbModel:
         """An accepted ats_resp (docs "Completions"); ``cycle``: its respond cycle, when the
         caller knows it (the drain's earliest cycle, Q24)."""
         p = self.p
+        self.flush_prefetch()                          # Q27: the issue stage acts first
         s = self.slots[tag] if 0 <= tag < p.slots else None
         reason = ("range" if not 0 <= tag < p.slots else "free" if s is None else
                   "completed" if s.completed else "unsent" if not s.sent else None)   # Q2
@@ -829,6 +868,7 @@ class DevTlbModel:
         if len(self.invals) >= self.p.invalPending:
             raise DevTlbModelError(f"inval accepted with {len(self.invals)} pending "
                                    f"(invalPending {self.p.invalPending}: inval_ready must be low)")
+        self.flush_prefetch()                          # Q27 (never pending: the empty pipeline)
         self._count("invalidations")
         sid &= self.sid_mask
         iova &= self.page_mask

@@ -680,3 +680,33 @@ def test_merge_into_unsent_prefetch_slot_keeps_its_queue():
     m.request(0, 5, 0x30)
     m.request(1, 6, 0x40)
     assert [(a.tag, a.prefetch) for a in m.pending_ats()] == [(0, 0), (s.idx, 1)]
+
+
+def test_prefetch_issue_stage_order():
+    """Q27 (docs "Prefetch Unit", decided 2026-11-29, session 21): with prefetchDelay 1 and
+    cycles given, a trigger's prefetches act in the next cycle, after the request responding
+    then (whose miss of a candidate's page allocates a demand slot and drops the candidate) and
+    before a completion responding then; without cycles they act at once."""
+    m = mk(FULL, histDistance=2, ptbEntries=8, pbEntries=4, prefetchDelay=1)
+    tag = _warm(m, t_sid=7, pages=[0x70, 0x71], trigger_sid=1, D=2)
+    m.completion(0, 0, fault=1)
+    m.completion(1, 0, fault=1)
+    while m.drain_next():
+        pass
+    o = m.request(tag, 1, 0x1234, cycle=100)                   # trigger responding in 100
+    assert o.candidates == [] and m.pending_trigger is o and not m.idle
+    r = m.request(tag + 1, 7, 0x70, cycle=101)                 # the request first: it allocates
+    assert r.kind == "alloc" and r.slot < 8 and m.pending_trigger is r      # its own trigger waits
+    assert o.candidates == [(7, 0x70), (7, 0x71)] and o.prefetch_drops == [(7, 0x70, "slot")]
+    assert [a.iova for a in o.ats if a.prefetch] == [0x71]
+    # a completion responding in the cycle after a trigger acts after its prefetches
+    o2 = m.request(tag + 2, 1, 0x1235, cycle=110)
+    send_all(m)
+    m.completion(r.slot, 0x900, cycle=111)
+    assert m.pending_trigger is None and o2.candidates
+    # the testbench's end-of-cycle call issues a trigger with no operation behind it
+    o3 = m.request(tag + 3, 1, 0x1236, cycle=120)
+    m.flush_prefetch(120)
+    assert m.pending_trigger is o3
+    m.flush_prefetch(121)
+    assert m.pending_trigger is None and o3.candidates

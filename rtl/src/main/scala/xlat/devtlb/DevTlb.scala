@@ -26,7 +26,8 @@ import xlat.common._
   * into an empty pipeline, so the arrays and the prefetch buffer never change under an operation
   * in flight. A request's merge check compares its key with the slot table in pick (with
   * `selReg`) and adds in respond the slots allocated by the operation one ahead, so it sees the
-  * table as respond would (`mergeOH`); the prefetch candidates are compared in respond. Requests alone run
+  * table as respond would (`mergeOH`); the prefetch candidates are compared in respond (with
+  * `registeredChoice` their slots are taken in the next cycle, `issueLater`). Requests alone run
   * back to back. A request is accepted only when whatever it turns out to be can be served
   * (a free demand slot and waiter, a place in the hit queue, each counting the requests in
   * flight), so nothing is ever replayed.
@@ -192,7 +193,17 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // the same rule with the request in pick, whose hit is known last (its registered hit vectors),
   // as the select of a final multiplexer between two compares of registers
   // (the counts compared with constants, no carry chain: free > n for n = 0..3)
-  private val kMayAlloc = if (timing.hitReg) isReq(k) && !kKnownHit else false.B
+  /** `registeredChoice` (**decided** 2026-11-29, session 21, docs/devtlb.md "Acceptance"): the
+    * request in pick counts as a possible allocation whatever its hit vectors show. Its hit,
+    * ANDed and ORed in pick from the parts registered after match, was the select of the room
+    * check in front of `req_ready` and of every acceptance's enables (the predictor's write, the
+    * delay line; `fpga/levels.py devtlb_full`: 16.1 weighted levels, the deepest path once the
+    * prefetch issue had its own stage); now the room is a function of registers. The cost:
+    * `req_ready` may stay low a cycle longer when the last free slot or waiter is counted for a
+    * request in pick that hits.
+    */
+  private val kMayAlloc =
+    if (!timing.hitReg) false.B else if (p.registeredChoice) isReq(k) else isReq(k) && !kKnownHit
   private val cMayAlloc = if (timing.readReg) isReq(c) else false.B
   private val sMayAlloc = if (timing.selReg) isReq(s) && !sKnownHit else false.B
   private def above(x: UInt, n: Int): Bool = {
@@ -561,35 +572,27 @@ class DevTlb(val p: DevTlbParams) extends Module {
   dropped.foreach(_ := false.B)
   pf.foreach { u =>
     u.record(alloc, req.sid, req.iova)
+    if (p.registeredChoice) issueLater(u) else issueInRespond(u)
+  }
+
+  /** The prefetch candidates of the request in respond, issued in the same cycle (the
+    * configurations without `registeredChoice`).
+    */
+  private def issueInRespond(u: PrefetchUnit): Unit = {
     val trigger = miss && u.succ.valid
     val t = u.succ.bits
     var takenPf: Seq[Bool] = Seq.fill(p.slots)(false.B)
-    /** `registeredChoice` (no cycle change): the request's own slot counts for a candidate by
-      * `miss`, not `alloc` (a miss that merges found a slot with its key, which `holding`
-      * already counts, so the outcome is the same without the merge decision in front), and the
-      * j-th issued candidate takes the j-th free prefetch slot, each found from `valid` alone on
-      * the carry chain, instead of a priority encoder behind every earlier candidate's issue
-      * (`fpga/levels.py devtlb_full`: 30.4 weighted levels through that chain).
-      */
-    val own = if (p.registeredChoice) miss else alloc
-    var keys: Seq[(Bool, UInt, UInt)] = Seq((own, req.sid, req.iova))
-    val freeNow = (p.ptbEntries until p.slots).map(i => !st.valid(i))
-    val kthFree: Seq[Seq[Bool]] = (0 until p.histPages).scanLeft(freeNow) { case (f, _) =>
-      f.zip(SlotTable.firstOHCarry(f)).map { case (a, b) => a && !b } }.map(f => SlotTable.firstOHCarry(f) :+ f.reduce(_ || _))
-    // issued(k): k of the earlier candidates were issued (one-hot over 0 .. j)
-    var issued: Seq[Bool] = Seq(true.B)
+    var keys: Seq[(Bool, UInt, UInt)] = Seq((alloc, req.sid, req.iova))
     for (j <- 0 until p.histPages) {
       val cand = u.candidates(j)
       val q = cand.bits
       val inPb = pb.io.readData.zip(pbValid).map { case (e, v) => v && e.covers(t, q) }.reduce(_ || _)
       val inSlot = st.holding(t, q).asUInt.orR || keys.map { case (v, ks, kq) => v && ks === t && kq === q }.reduce(_ || _)
       val freePf = (p.ptbEntries until p.slots).map(i => !st.valid(i) && !takenPf(i))
-      lazy val ranked = (0 until p.prefetchSlots + 1).map(b => issued.zipWithIndex.map { case (k, n) => k && kthFree(n)(b) }.reduce(_ || _))
-      val pfOH = if (!p.registeredChoice) PriorityEncoderOH(VecInit(freePf).asUInt).asBools else ranked.dropRight(1)
-      def anyFree: Bool = if (!p.registeredChoice) freePf.reduce(_ || _) else ranked.last
+      val pfOH = PriorityEncoderOH(VecInit(freePf).asUInt).asBools
       val want = trigger && cand.valid
-      val issuePf = want && !inPb && !inSlot && anyFree
-      dropped(j) := want && !inPb && !inSlot && !anyFree
+      val issuePf = want && !inPb && !inSlot && freePf.reduce(_ || _)
+      dropped(j) := want && !inPb && !inSlot && !freePf.reduce(_ || _)
       val oh = Seq.fill(p.ptbEntries)(false.B) ++ pfOH.map(_ && issuePf)
       when(issuePf) { st.allocate(oh, t, q, demand = false) }
       allocEvents(1 + j).valid := issuePf
@@ -601,12 +604,98 @@ class DevTlb(val p: DevTlbParams) extends Module {
       pfPushes(j).bits.sid := t
       pfPushes(j).bits.page := q
       takenPf = takenPf.zip(oh).map { case (a, b) => a || b }
-      val before = issued :+ false.B
-      issued = before.indices.map(n => before(n) && !issuePf || (if (n > 0) before(n - 1) && issuePf else false.B))
       keys = keys :+ ((issuePf, t, q))
     }
   }
 
+  /** `registeredChoice` (**decided** 2026-11-29, session 21, docs/devtlb.md "Prefetch Unit"):
+    * the candidates of the request that responds in cycle t are filtered in t (the PB, the slots
+    * holding their page, the request's own miss) and the result registered; the prefetch slots
+    * are taken in the issue stage, cycle t + 1, after the request responding in t + 1 and before
+    * a completion responding then. In one cycle (respond) the chain was the successor -> the
+    * history bypass -> the candidate -> its compares with the PB and every slot -> the free
+    * prefetch slots' choice -> the slots' registers (`fpga/levels.py devtlb_full`: 26.4
+    * weighted levels). What can change the filter between t and the issue:
+    *  - the request responding in t + 1 (ordered before the issue): its miss makes or finds a
+    *    slot for its key, so a candidate with that key (compared in t with the key in pick) is
+    *    dropped, as a held page;
+    *  - the issue stage in t (the prefetches of the request that responded in t - 1, ordered
+    *    before this trigger's): a candidate with the key of one it issued is held;
+    *  - an earlier candidate of the same trigger issued in t + 1, with the same key;
+    *  - nothing else: the PB changes by fills and invalidations only, and neither responds in
+    *    t - 1 or t (a request responds in t, behind the write shadows), nor before the issue in
+    *    t + 1 (a completion responding then is ordered after it); slots stop holding a page at
+    *    their completion, which likewise is ordered after the issue.
+    * The free prefetch slots are those of cycle t + 1 (`valid`): a slot freed by a `resp`
+    * handshake in t is a candidate, one freed by the completion ordered after the issue is not.
+    */
+  private def issueLater(u: PrefetchUnit): Unit = {
+    val hp = p.histPages
+    val trigger = miss && u.succ.valid
+    val t = u.succ.bits
+    // the issue stage: the candidates of the request that responded in the previous cycle
+    val isWant = RegInit(VecInit(Seq.fill(hp)(false.B))).suggestName("pfIsWant")
+    val isSid = Reg(UInt(p.sidBits.W)).suggestName("pfIsSid")
+    val isPage = Reg(Vec(hp, UInt(p.pageBits.W))).suggestName("pfIsPage")
+    val isSameReq = Reg(Vec(hp, Bool())).suggestName("pfIsSameReq")
+    val isSameIss = Reg(Vec(hp, Vec(hp, Bool()))).suggestName("pfIsSameIss")
+    /** Candidate j repeats an earlier valid candidate of the trigger (the history may hold a page
+      * twice): it shares the first one's fate, held behind its issue or dropped with it.
+      */
+    val isDupOf = Reg(Vec(hp, Vec(hp, Bool()))).suggestName("pfIsDupOf")
+    val issuedNow = Wire(Vec(hp, Bool()))
+    val issuedR = RegNext(issuedNow, VecInit(Seq.fill(hp)(false.B))).suggestName("pfIssuedR")
+    // respond (cycle t): the filter of this trigger's candidates
+    val kReq = k.bits.req
+    // the request in pick misses (it responds in t + 1, before the issue), from its hit vectors
+    val kMiss = isReq(k) && !kKnownHit
+    for (j <- 0 until hp) {
+      val cand = u.candidates(j)
+      val q = cand.bits
+      val inPb = pb.io.readData.zip(pbValid).map { case (e, v) => v && e.covers(t, q) }.reduce(_ || _)
+      // the request's own slot by `miss`, not `alloc`: a miss that merges found a slot with its
+      // key, which `holding` counts already, so the merge decision is not in front
+      val inSlot = st.holding(t, q).asUInt.orR || miss && req.sid === t && req.iova === q
+      isWant(j) := trigger && cand.valid && !inPb && !inSlot
+      isPage(j) := q
+      isSameReq(j) := kMiss && kReq.sid === t && kReq.iova === q
+      for (m <- 0 until hp) {
+        isSameIss(j)(m) := isSid === t && isPage(m) === q
+        // the first earlier candidate with the same page only
+        isDupOf(j)(m) := (if (m < j) cand.valid && u.candidates(m).valid && u.candidates(m).bits === q &&
+          !(0 until m).map(x => u.candidates(x).valid && u.candidates(x).bits === q).foldLeft(false.B)(_ || _) else false.B)
+      }
+    }
+    isSid := t
+    // issue (cycle t + 1): the j-th issued candidate takes the j-th free prefetch slot, each found
+    // from `valid` alone on the carry chain
+    val freeNow = (p.ptbEntries until p.slots).map(i => !st.valid(i))
+    val kthFree: Seq[Seq[Bool]] = (0 until hp).scanLeft(freeNow) { case (f, _) =>
+      f.zip(SlotTable.firstOHCarry(f)).map { case (a, b) => a && !b } }.map(f => SlotTable.firstOHCarry(f) :+ f.reduce(_ || _))
+    // issued(n): n of the earlier candidates were issued (one-hot over 0 .. j)
+    var issued: Seq[Bool] = Seq(true.B)
+    for (j <- 0 until hp) {
+      val held = isSameReq(j) || (0 until hp).map(m => isSameIss(j)(m) && issuedR(m)).reduce(_ || _)
+      val dup = (0 until j).map(m => isDupOf(j)(m)).foldLeft(false.B)(_ || _)
+      val want = isWant(j) && !held && !dup
+      val ranked = (0 until p.prefetchSlots + 1).map(b => issued.zipWithIndex.map { case (x, n) => x && kthFree(n)(b) }.reduce(_ || _))
+      val issuePf = want && ranked.last
+      dropped(j) := want && !ranked.last || (0 until j).map(m => isDupOf(j)(m) && dropped(m)).foldLeft(false.B)(_ || _)
+      issuedNow(j) := issuePf
+      val oh = Seq.fill(p.ptbEntries)(false.B) ++ ranked.dropRight(1).map(_ && issuePf)
+      when(issuePf) { st.allocate(oh, isSid, isPage(j), demand = false) }
+      allocEvents(1 + j).valid := issuePf
+      allocEvents(1 + j).sid := isSid
+      allocEvents(1 + j).page := isPage(j)
+      allocEvents(1 + j).oh := VecInit(oh).asUInt
+      pfPushes(j).valid := issuePf
+      pfPushes(j).bits.tag := OHToUInt(oh)
+      pfPushes(j).bits.sid := isSid
+      pfPushes(j).bits.page := isPage(j)
+      val before = issued :+ false.B
+      issued = before.indices.map(n => before(n) && !issuePf || (if (n > 0) before(n - 1) && issuePf else false.B))
+    }
+  }
   // completion: its translation, its waiters, and the fill of the DevTLB or the PB
   private val comp = s.bits.comp
   private val cSlot = comp.tag

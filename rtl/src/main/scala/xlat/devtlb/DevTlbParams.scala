@@ -78,6 +78,11 @@ case class DevTlbParams(
     */
   val registeredChoice: Boolean = !formalPorts && sets > 1 && timing.readReg && timing.selReg && slots > 1
   val allocDelay: Int = if (registeredChoice) 2 else 1
+  /** Cycles between a trigger's respond and the allocation of its prefetch slots: 1 with
+    * `registeredChoice` (the issue stage, docs/devtlb.md "Prefetch Unit", **decided** 2026-11-29,
+    * session 21), else 0. In the manifest of the `registeredChoice` configurations only.
+    */
+  val prefetchDelay: Int = if (registeredChoice && prefetch) 1 else 0
 
   def derived: Seq[(String, Any)] = Seq(
     "allocDelay" -> allocDelay,
@@ -88,5 +93,5 @@ case class DevTlbParams(
     "atsTagBits" -> atsTagBits,
     "writeShadow" -> timing.writeShadow,
     "pipeline" -> s"lookup latency $latency"
-  )
+  ) ++ (if (registeredChoice) Seq("prefetchDelay" -> prefetchDelay) else Nil)
 }

@@ -92,12 +92,27 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
     val ownIdx = idx(respondSid, p.historyEntries)
     // oldest write first: a newer write of the same entry and slot overrides it
     val ordered = recs.reverse
+    /** Each write's entry against the successor's. With `registeredChoice` compared in pick and
+      * registered (the successor is known there, and so are both writes' entries: the older is
+      * the record of the cycle before, the newer the entry of the request then in respond), so
+      * that respond's candidates, which the prefetch filter compares with every slot, are two
+      * multiplexers behind registers (`fpga/levels.py devtlb_full`).
+      */
+    val sameIdx: Seq[() => Bool] =
+      if (!p.registeredChoice) ordered.map(r => () => r.index === succIdx)
+      else {
+        require(toRespondDepth == 2, "the early history compare needs the match and pick registers")
+        val succIdxK = Stage.carry(idx(succM, p.historyEntries), timing.hitReg)
+        val older = RegNext(recs(0).index === succIdxK)
+        val newer = RegNext(idx(respondSid, p.historyEntries) === succIdxK)
+        Seq(() => older, () => newer)
+      }
     for (j <- 0 until p.histPages) {
       val base = Wire(Valid(UInt(p.pageBits.W)))
       base.valid := rawPages(j)(p.pageBits)
       base.bits := rawPages(j)(p.pageBits - 1, 0)
-      candidates(j) := ordered.foldLeft(base) { (c, r) =>
-        val hit = r.valid && r.index === succIdx && r.slot === j.U
+      candidates(j) := ordered.zip(sameIdx).foldLeft(base) { case (c, (r, same)) =>
+        val hit = r.valid && same() && r.slot === j.U
         val n = Wire(Valid(UInt(p.pageBits.W)))
         n.valid := c.valid || hit
         n.bits := Mux(hit, r.page, c.bits)
