@@ -827,7 +827,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val rr = new RoundRobin(2, fast = true)  // the same choices as `hold`, fewer levels in front of the drain's load
   rr(Seq(hitq.io.deq.valid, st.out))
   io.resp.valid := rr.valid
-  io.resp.bits := Mux(rr.index === 0.U, hitq.io.deq.bits, st.outResp)
+  io.resp.bits := Mux(rr.index === 0.U, hitq.io.deq.bits, st.drainResp)
   hitq.io.deq.ready := io.resp.ready && rr.index === 0.U
   private val drained = io.resp.fire && rr.index === 1.U
   when(io.resp.fire) { rr.granted() }
