@@ -903,12 +903,25 @@ class DevTlb(val p: DevTlbParams) extends Module {
     pfq.push(pfEntries.map(Stage(_, p.registeredChoice)))
     atsOut(demandQ, pfq, fields)
   }
-  /** `keyRam`: the queues carry slot numbers; the keys are written into the RAMs from the
-    * queues' input registers (the allocations a cycle after respond) and read at the queue heads.
+  /** `keyRam`: the keys are written into the RAMs from the queues' input registers (the
+    * allocations a cycle after respond). With the Prefetch Unit (`devtlb_full`, where area
+    * decides: it did not fit the device) both queues carry slot numbers and each head reads its
+    * own RAM, the multiplexer of the two after the reads; without it (`devtlb_ptb8`, `ptb32`,
+    * where the timing decides) the demand queue keeps its entries' keys, as before: its head's
+    * 32:1 slot number in front of the RAM's read was `devtlb_ptb32`'s deepest path (12.1
+    * weighted levels, 11.3 before; docs/devtlb.md "FPGA", session 22). A queue's unused key
+    * fields are written with constants, which synthesis removes.
     */
   private def atsSendRam(): (Bool, AtsReq) = {
-    val tagOnly = UInt(p.atsTagBits.W)
-    val demandQ = Module(new RegQueue(tagOnly, p.ptbEntries))
+    val keysInQueue = !p.prefetch
+    def entry(tag: UInt, sid: UInt, page: UInt, keep: Boolean): AtsSlot = {
+      val e = Wire(new AtsSlot(p))
+      e.tag := tag
+      e.sid := (if (keep) sid else 0.U)
+      e.page := (if (keep) page else 0.U)
+      e
+    }
+    val demandQ = Module(new RegQueue(new AtsSlot(p), p.ptbEntries))
     val demandNow = Wire(Valid(new AtsSlot(p)))
     demandNow.valid := alloc
     demandNow.bits.tag := OHToUInt(allocOH)
@@ -916,14 +929,14 @@ class DevTlb(val p: DevTlbParams) extends Module {
     demandNow.bits.page := req.iova
     val demandIn = Stage(demandNow, true)
     demandQ.io.enq.valid := demandIn.valid
-    demandQ.io.enq.bits := demandIn.bits.tag
+    demandQ.io.enq.bits := entry(demandIn.bits.tag, demandIn.bits.sid, demandIn.bits.page, keysInQueue)
     when(demandIn.valid) { demandKeys.get.write(demandIdx(demandIn.bits.tag), Cat(demandIn.bits.sid, demandIn.bits.page)) }
-    val pfq = new MultiPushQueue(tagOnly, p.prefetchSlots.max(1), "pfq")
+    val pfq = new MultiPushQueue(new AtsSlot(p), p.prefetchSlots.max(1), "pfq")
     val pfIn = pfPushes.map(Stage(_, true))
     pfq.push(pfIn.map { x =>
-      val y = Wire(Valid(tagOnly))
+      val y = Wire(Valid(new AtsSlot(p)))
       y.valid := x.valid
-      y.bits := x.bits.tag
+      y.bits := entry(x.bits.tag, x.bits.sid, x.bits.page, false)
       y
     })
     pfKeys.foreach(ms => pfIn.zip(ms).zipWithIndex.foreach { case ((x, m), j) =>
@@ -932,12 +945,10 @@ class DevTlb(val p: DevTlbParams) extends Module {
         pfKeyRam.foreach(_(pfIdx(x.bits.tag)) := j.U)
       }
     })
-    // each queue's head reads its own RAM (no multiplexer of the two heads before the reads)
-    atsOut(demandQ, pfq, (n: UInt) => { val (sid, page) = slotKey(n); (n, sid, page) }, Some((takeDemand: Bool) => {
-      val key = if (pfKeys.isEmpty) demandKeys.get(demandIdx(demandQ.io.deq.bits))
-        else Mux(takeDemand, demandKeys.get(demandIdx(demandQ.io.deq.bits)), pfKeyAt(pfq.head))
-      val (sid, page) = splitKey(key)
-      (Mux(takeDemand, demandQ.io.deq.bits, pfq.head), sid, page)
+    val d = demandQ.io.deq.bits
+    atsOut(demandQ, pfq, (n: AtsSlot) => (n.tag, n.sid, n.page), Option.when(!keysInQueue)((takeDemand: Bool) => {
+      val (sid, page) = splitKey(Mux(takeDemand, demandKeys.get(demandIdx(d.tag)), pfKeyAt(pfq.head.tag)))
+      (Mux(takeDemand, d.tag, pfq.head.tag), sid, page)
     }))
   }
   /** The ATS output register, loaded from the queue heads (`fields` of the head taken, or
