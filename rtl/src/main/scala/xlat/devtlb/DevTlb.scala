@@ -142,14 +142,54 @@ class DevTlb(val p: DevTlbParams) extends Module {
     * slot's SID and its page in match: the 3-bit encoded tag drove the 8:1 multiplexers of all
     * their 68 bits (tag -> SID register, 9.7 ns of routing on the same run).
     */
+  /** `registeredChoice`: the slots' keys (SID and page) a second time, in distributed RAMs read
+    * by slot number, for the two readers that need one slot's key: the completion's shadow pass
+    * (read in match at its registered tag) and the ATS request (the send queues then carry the
+    * slot number alone). The demand slots' RAM is written from the demand queue's input register,
+    * the prefetch slots' from the prefetch queue's input registers, one RAM per history page (the
+    * issue stage takes up to `histPages` slots a cycle) with a register per prefetch slot naming
+    * the RAM that holds its key. A slot's key is written with its queue entry and does not change
+    * while the slot is queued or outstanding (it is not free), so both readers see the key of the
+    * slot table's registers. Those stay for the compares over every slot; the 48-way
+    * multiplexers of 68 bits (the completion's) and the queues' copies of the keys were the
+    * largest single items of `devtlb_full`, which did not fit the LFE5U-45F (docs/devtlb.md
+    * "FPGA", session 22).
+    */
+  private val keyRam = p.registeredChoice
+  private val keyW = p.sidBits + p.pageBits
+  private val demandKeys = Option.when(keyRam)(Mem(p.ptbEntries, UInt(keyW.W)))
+  private val pfKeys = Option.when(keyRam && p.prefetch)(Seq.tabulate(p.histPages)(_ => Mem(p.prefetchSlots, UInt(keyW.W))))
+  private val pfKeyRam = Option.when(keyRam && p.prefetch && p.histPages > 1)(Reg(Vec(p.prefetchSlots, UInt(log2Ceil(p.histPages).W))))
+  private def demandIdx(n: UInt): UInt = n(log2Up(p.ptbEntries) - 1, 0)
+  private def pfIdx(n: UInt): UInt = (n - p.ptbEntries.U)(log2Up(p.prefetchSlots) - 1, 0)
+  /** Prefetch slot `n`'s key from the RAMs, as one word (SID, page). */
+  private def pfKeyAt(n: UInt): UInt = {
+    val i = pfIdx(n)
+    pfKeyRam match {
+      case None => pfKeys.get.head(i)
+      case Some(r) => VecInit(pfKeys.get.map(_(i)))(r(i))
+    }
+  }
+  private def splitKey(key: UInt): (UInt, UInt) = (key(keyW - 1, p.pageBits), key(p.pageBits - 1, 0))
+  /** Slot `n`'s key from the RAMs: (SID, page). */
+  private def slotKey(n: UInt): (UInt, UInt) = {
+    val d = demandKeys.get(demandIdx(n))
+    splitKey(if (pfKeys.isEmpty) d else Mux(n < p.ptbEntries.U, d, pfKeyAt(n)))
+  }
   private val compKeyOH =
-    if (rowLate) RegCopies.many(compTagNow, 2, "compKeyOH").map(c => (0 until p.slots).map(i => c(i))) else null
+    if (rowLate && !keyRam) RegCopies.many(compTagNow, 2, "compKeyOH").map(c => (0 until p.slots).map(i => c(i))) else null
   private val cFix: Valid[DevOp] = if (!rowLate) c else {
     val x = Wire(Valid(new DevOp(p)))
     x := c
     when(c.bits.kind === OpKind.Comp) {
-      x.bits.req.sid := Mux1H(compKeyOH(0), st.slot.map(_.sid))
-      x.bits.req.iova := Mux1H(compKeyOH(1), st.slot.map(_.page))
+      if (keyRam) {
+        val (sid, page) = slotKey(c.bits.comp.tag)
+        x.bits.req.sid := sid
+        x.bits.req.iova := page
+      } else {
+        x.bits.req.sid := Mux1H(compKeyOH(0), st.slot.map(_.sid))
+        x.bits.req.iova := Mux1H(compKeyOH(1), st.slot.map(_.page))
+      }
       x.bits.row := compRowR
     }
     x
@@ -827,7 +867,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val rr = new RoundRobin(2, fast = true)  // the same choices as `hold`, fewer levels in front of the drain's load
   rr(Seq(hitq.io.deq.valid, st.out))
   io.resp.valid := rr.valid
-  io.resp.bits := Mux(rr.index === 0.U, hitq.io.deq.bits, st.outResp)
+  io.resp.bits := Mux(rr.index === 0.U, hitq.io.deq.bits, st.drainResp)
   hitq.io.deq.ready := io.resp.ready && rr.index === 0.U
   private val drained = io.resp.fire && rr.index === 1.U
   when(io.resp.fire) { rr.granted() }
@@ -861,6 +901,61 @@ class DevTlb(val p: DevTlbParams) extends Module {
     demandQ.io.enq.bits := demandIn.bits
     val pfq = new MultiPushQueue(gen, p.prefetchSlots.max(1), "pfq")
     pfq.push(pfEntries.map(Stage(_, p.registeredChoice)))
+    atsOut(demandQ, pfq, fields)
+  }
+  /** `keyRam`: the keys are written into the RAMs from the queues' input registers (the
+    * allocations a cycle after respond). With the Prefetch Unit (`devtlb_full`, where area
+    * decides: it did not fit the device) both queues carry slot numbers and each head reads its
+    * own RAM, the multiplexer of the two after the reads; without it (`devtlb_ptb8`, `ptb32`,
+    * where the timing decides) the demand queue keeps its entries' keys, as before: its head's
+    * 32:1 slot number in front of the RAM's read was `devtlb_ptb32`'s deepest path (12.1
+    * weighted levels, 11.3 before; docs/devtlb.md "FPGA", session 22). A queue's unused key
+    * fields are written with constants, which synthesis removes.
+    */
+  private def atsSendRam(): (Bool, AtsReq) = {
+    val keysInQueue = !p.prefetch
+    def entry(tag: UInt, sid: UInt, page: UInt, keep: Boolean): AtsSlot = {
+      val e = Wire(new AtsSlot(p))
+      e.tag := tag
+      e.sid := (if (keep) sid else 0.U)
+      e.page := (if (keep) page else 0.U)
+      e
+    }
+    val demandQ = Module(new RegQueue(new AtsSlot(p), p.ptbEntries))
+    val demandNow = Wire(Valid(new AtsSlot(p)))
+    demandNow.valid := alloc
+    demandNow.bits.tag := OHToUInt(allocOH)
+    demandNow.bits.sid := req.sid
+    demandNow.bits.page := req.iova
+    val demandIn = Stage(demandNow, true)
+    demandQ.io.enq.valid := demandIn.valid
+    demandQ.io.enq.bits := entry(demandIn.bits.tag, demandIn.bits.sid, demandIn.bits.page, keysInQueue)
+    when(demandIn.valid) { demandKeys.get.write(demandIdx(demandIn.bits.tag), Cat(demandIn.bits.sid, demandIn.bits.page)) }
+    val pfq = new MultiPushQueue(new AtsSlot(p), p.prefetchSlots.max(1), "pfq")
+    val pfIn = pfPushes.map(Stage(_, true))
+    pfq.push(pfIn.map { x =>
+      val y = Wire(Valid(new AtsSlot(p)))
+      y.valid := x.valid
+      y.bits := entry(x.bits.tag, x.bits.sid, x.bits.page, false)
+      y
+    })
+    pfKeys.foreach(ms => pfIn.zip(ms).zipWithIndex.foreach { case ((x, m), j) =>
+      when(x.valid) {
+        m.write(pfIdx(x.bits.tag), Cat(x.bits.sid, x.bits.page))
+        pfKeyRam.foreach(_(pfIdx(x.bits.tag)) := j.U)
+      }
+    })
+    val d = demandQ.io.deq.bits
+    atsOut(demandQ, pfq, (n: AtsSlot) => (n.tag, n.sid, n.page), Option.when(!keysInQueue)((takeDemand: Bool) => {
+      val (sid, page) = splitKey(Mux(takeDemand, demandKeys.get(demandIdx(d.tag)), pfKeyAt(pfq.head.tag)))
+      (Mux(takeDemand, d.tag, pfq.head.tag), sid, page)
+    }))
+  }
+  /** The ATS output register, loaded from the queue heads (`fields` of the head taken, or
+    * `byHeads` given whether the demand queue's head is taken).
+    */
+  private def atsOut[T <: Data](demandQ: RegQueue[T], pfq: MultiPushQueue[T], fields: T => (UInt, UInt, UInt),
+                                byHeads: Option[Bool => (UInt, UInt, UInt)] = None): (Bool, AtsReq) = {
     val atsValid = RegInit(false.B)
     val atsBits = Reg(new AtsReq(p))
     val load = !atsValid || io.ats_req.ready
@@ -871,7 +966,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val next = Mux(takeDemand, demandQ.io.deq.bits, pfq.head)
     when(load) { atsValid := takeDemand || takePf }
     when(load && (takeDemand || takePf)) {
-      val (tag, sid, page) = fields(next)
+      val (tag, sid, page) = byHeads.map(_(takeDemand)).getOrElse(fields(next))
       atsBits.tag := tag
       atsBits.sid := sid
       atsBits.iova := page
@@ -880,7 +975,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
     (atsValid, atsBits)
   }
   private val (atsValid, atsBits) =
-    if (!atsCarry) atsSend(UInt(p.atsTagBits.W), OHToUInt(allocOH), pfPushes.map { x =>
+    if (keyRam) atsSendRam()
+    else if (!atsCarry) atsSend(UInt(p.atsTagBits.W), OHToUInt(allocOH), pfPushes.map { x =>
       val y = Wire(Valid(UInt(p.atsTagBits.W)))
       y.valid := x.valid
       y.bits := x.bits.tag

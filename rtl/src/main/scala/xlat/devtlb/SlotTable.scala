@@ -138,6 +138,18 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     */
   private val nextDemand: Option[Vec[Bool]] =
     if (!fastWaiters) None else Some(chosenAhead((0 until p.ptbEntries).map(i => !valid(i)), demandTaken, "nextDemand"))
+  /** `fastWaiters`: the drain's frame and permissions come from a distributed RAM of the
+    * slots' translations (written by [[complete]], read at the drain register's slot `outSlot`),
+    * and its tag from a RAM of the waiters' tags (written by [[addWaiter]], read at
+    * `outWaiter`), instead of per-waiter copies and a 64-way AND-OR of 50 bits behind the pick
+    * one-hot: `devtlb_full` did not fit the LFE5U-45F (docs/devtlb.md "FPGA", session 22). The
+    * same values at the ports in the same cycles: a slot's translation cannot change while a
+    * waiter of it waits (it is freed by its last waiter's handshake), a waiter's tag while the
+    * waiter is valid.
+    */
+  private val frameRam = fastWaiters
+  private val frameMem = Option.when(frameRam)(Mem(p.slots, UInt((p.ppnBits + 2).W)))
+  private val tagMem = Option.when(frameRam)(Mem(p.waiters, UInt(p.tagBits.W)))
   private val addedOH = if (fastWaiters) RegInit(VecInit(Seq.fill(p.waiters)(false.B))) else null
   /** Bits 1 .. slots-1 of the new waiter's slot one-hot (bit 0 does not enter its number). */
   private val addedSlot = if (fastWaiters) Reg(Vec(p.slots - 1, Bool())) else null
@@ -197,6 +209,7 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
   def addWaiter(s: Seq[Bool], tag: UInt, write: Bool): Unit = {
     val w = freeWaiterOH
     if (fastWaiters) addedSlot := VecInit(s.drop(1))
+    tagMem.foreach(_.write(OHToUInt(w), tag))
     for (j <- 0 until p.waiters) when(w(j)) {
       wValid(j) := true.B
       if (fastWaiters) addedOH(j) := true.B
@@ -224,6 +237,7 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
 
   /** The completion of slot `i` acted: its translation, and its waiters become ready. */
   def complete(i: UInt, frame: UInt, r: Bool, w: Bool, fault: Bool): Unit = {
+    frameMem.foreach(_.write(i, Cat(!fault && r, !fault && w, Mux(fault, 0.U, frame))))
     for (k <- 0 until p.slots) when(i === k.U) {
       slot(k).done := true.B
       // a fault's frame and permissions are stored as 0 (what its responses carry), so the
@@ -246,9 +260,11 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     * waiter (the one the drain reads) is kept.
     */
   def loadCopies(frame: UInt, r: Bool, w: Bool, fault: Bool): Unit = if (copyResp) for (j <- 0 until p.waiters) when(!waiter(j).ready) {
-    waiter(j).ppn := Mux(fault, 0.U, frame)
-    waiter(j).perm_r := !fault && r
-    waiter(j).perm_w := !fault && w
+    if (!frameRam) {
+      waiter(j).ppn := Mux(fault, 0.U, frame)
+      waiter(j).perm_r := !fault && r
+      waiter(j).perm_w := !fault && w
+    }
     waiter(j).fault := fault || Mux(waiter(j).write, !w, !r)
   }
 
@@ -265,6 +281,19 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
   private val outSlot = Reg(UInt(p.atsTagBits.W))
   private val drainHs = WireDefault(false.B)
   val outResp = Reg(new DevResp(p))
+  /** The drain register's response at the `resp` port (with `frameRam` its frame, permissions
+    * and tag read from the RAMs at the register's slot and waiter).
+    */
+  def drainResp: DevResp = if (!frameRam) outResp else {
+    val r = Wire(new DevResp(p))
+    r := outResp
+    val f = frameMem.get(outSlot)
+    r.ppn := f(p.ppnBits - 1, 0)
+    r.perm_w := f(p.ppnBits)
+    r.perm_r := f(p.ppnBits + 1)
+    r.tag := tagMem.get(outWaiter)
+    r
+  }
   /** The waiter is in the drain register: with `copyResp` its bit of the register's one-hot
     * (zero when the register is empty), else its own `out` flag.
     */
@@ -310,11 +339,13 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
       outOH := pickOH
       outWaiter := OHToUInt(pickOH)
       outSlot := Mux1H(pickOH, waiter.map(_.slot))
-      outResp.tag := Mux1H(pickOH, waiter.map(_.tag))
       outResp.fault := Mux1H(pickOH, waiter.map(_.fault))
-      outResp.ppn := Mux1H(pickOH, waiter.map(_.ppn))
-      outResp.perm_r := Mux1H(pickOH, waiter.map(_.perm_r))
-      outResp.perm_w := Mux1H(pickOH, waiter.map(_.perm_w))
+      if (!frameRam) {
+        outResp.tag := Mux1H(pickOH, waiter.map(_.tag))
+        outResp.ppn := Mux1H(pickOH, waiter.map(_.ppn))
+        outResp.perm_r := Mux1H(pickOH, waiter.map(_.perm_r))
+        outResp.perm_w := Mux1H(pickOH, waiter.map(_.perm_w))
+      }
       outResp.source := Source.Completion.U
     }
     when(!pickV || load) {
