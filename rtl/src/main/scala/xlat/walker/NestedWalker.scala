@@ -157,8 +157,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
     * the entry one-hot and the hit's level one-hot (levels 1.. in order).
     */
   private def select[T <: Data](c: AssocCache[T], hitsR: Seq[Vec[Bool]]): (Bool, Seq[Bool], Seq[Bool]) = {
-    // (`hitsR` already kept on the valid entries not just rewritten: registered with `validKept`)
-    val at = hitsR.map(_.toSeq.zip(c.writing).map { case (h, w) => h && !w })
+    // (the entries valid and not just rewritten: `validKept` registered beside the hits, not
+    // into them, so the flush's invalidation is not in front of the hit registers)
+    val keptR = RegNext(c.validKept)
+    val at = hitsR.map(_.toSeq.zip(c.writing).zip(keptR).map { case ((h, w), k) => h && k && !w })
     val any = at.map(anyOf)
     val lvOH = firstOH(any)
     val perLevel = at.map(firstOH)
@@ -209,7 +211,16 @@ class NestedWalker(val p: WalkerParams) extends Module {
   // its turn took it out of the engine states the cycle it is served in does nothing.
   private val engineStates = Seq(Start, HostStart, HostEntry, HostLeafDone, GuestEntry, GuestLeafDone)
   private val wantsEngine = VecInit(state.map(st => engineStates.map(_ === st).reduce(_ || _)))
-  private val engine = new RoundRobin(W, hold = false)(wantsEngine)
+  // The round robin's choice (without hold) is itself a register, computed in the cycle before
+  // from the slots' next states (`nextIn`, below) and the thermometer `last` as the grant of
+  // that cycle leaves it: the same one-hot as a round robin on `wantsEngine` now, so `cur`'s and
+  // the registered key's loads start from a register, not from the slots' states through the
+  // round robin (invariant I7: `dbg_engOk`).
+  private val engOH = RegInit(VecInit(Seq.fill(W)(false.B)))
+  /** The last grant as a thermometer (bit j: j is after it; reset: none granted). */
+  private val engAfter = RegInit(VecInit(Seq.fill(W)(false.B)))
+  private val engValid = engOH.asUInt.orR
+  private val engThermo = VecInit((0 until W).map(j => (0 until j).map(engOH(_)).foldLeft(false.B)(_ || _)))
   // Four-cycle lookup turns (`lookStates`: the engine states that look a cache up, when that
   // cache exists). The first cycle (match) compares the slot's key with every entry and
   // registers the hit vectors; the engine stays on that slot (`lookPhase`); the second cycle
@@ -254,9 +265,9 @@ class NestedWalker(val p: WalkerParams) extends Module {
   lookPhase := Mux(matchTurn, 1.U, Mux(selectTurn, 2.U, Mux(readTurn, 3.U, 0.U)))
   when(held) { curValid := true.B }
     .otherwise {
-      curValid := engine.valid
-      cur := engine.index
-      when(engine.valid) { engine.granted() }
+      curValid := engValid
+      cur := OHToUInt(engOH)
+      when(engValid) { engAfter := engThermo }
     }
   /** Which cache operations a slot's turn asks for (before `go`: the served slot's count). */
   private class TurnOps extends Bundle {
@@ -332,10 +343,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val gpnKey = keyR.gpn
   // (pointer caches: one vector per level, so the select finds the deepest level without
   // reading the entries' levels)
-  // (each hit registered with `validKept`: the entry is still valid in the select cycle and was
-  // not rewritten at the end of the match cycle, so the select starts from these registers alone)
+  // (the select ANDs each registered hit with `validKept` registered beside it: the entry is still
+  // valid in the select cycle and was not rewritten at the end of the match cycle)
   private def kept[T <: Data](c: AssocCache[T], hit: T => Bool): Vec[Bool] =
-    RegNext(VecInit(c.entries.zip(c.validKept).map { case (x, k) => hit(x) && k }))
+    RegNext(VecInit(c.entries.map(hit)))
   private val gpwcHitsR = gpwc.map(c => (1 to g.topLevel).map(l => kept[GuestPwcEntry](c, x =>
     x.vmid === keyR.vmid && x.asid === keyR.asid && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U && x.level === l.U
   )))
@@ -500,7 +511,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val dr = decR(i)
     val plainAfter = dr(Br.HeOk) || dr(Br.GeOk) || (if (hsLook) false.B else dr(Br.SGo) || dr(Br.GePtr) || dr(Br.Gl))
     val plainNow = wantsEngine(i) && !lookState(state(i))
-    goI(i) := !matchTurn && !selectTurn && (readI(i) || (!readTurn && engine.oneHot(i) && Mux(goI(i), plainAfter, plainNow)))
+    goI(i) := !matchTurn && !selectTurn && (readI(i) || (!readTurn && engOH(i) && Mux(goI(i), plainAfter, plainNow)))
   }
 
   /** Slot `i`'s turn: every written register is an AND-OR of its branches' values under their
@@ -844,7 +855,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     k.hostFetch := forData && isCmd(x.cmd, AccessCmd.Exec)
     k
   }
-  keyLoad := Mux1H(engine.oneHot, keyNext)
+  keyLoad := Mux1H(engOH, keyNext)
   for (i <- 0 until W; (dst, ws) <- writes(i)) {
     val c = ws.map(_._1)
     val vs = ws.map(_._2)
@@ -869,6 +880,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val into = ws.collect { case (c, v) if set.exists(_.litValue == v.litValue) => c }
     anyOf(into) || (set.map(state(i) === _).reduce(_ || _) && !leave)
   }
+  // (the engine: a slot in an engine state leaves it only by its own turn's state write)
+  private val engAfterNext = (0 until W).map(j => Mux(engValid && !held, engThermo(j), engAfter(j)))
+  engOH := VecInit(RoundRobin.firstAfter((0 until W).map { i =>
+    nextIn(i, engineStates, anyOf(writes(i)(state(i)).collect { case (c, v) if !engineStates.exists(_.litValue == v.litValue) => c }))
+  }, engAfterNext))
   respPick((0 until W).map(i => nextIn(i, Seq(Done), respFireOH(i))), io.resp.fire)
   mem((0 until W).map(i => nextIn(i, issueStates, io.mem_req.ready && mem.oneHot(i))), io.mem_req.fire)
   dirtyPick((0 until W).map(i => nextIn(i, Seq(Dirty), dirtyFireOH(i))), io.dirty.fire)
@@ -950,7 +966,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     }
     d.engSlot := e
     d.engValid := curValid
-    d.engAfter := engine.lastThermometer.get
+    d.engAfter := engAfter
+    d.engOk := engOH.asUInt === VecInit(RoundRobin.firstAfter(wantsEngine, engAfter)).asUInt
     d.lookPhase := lookPhase
     val fillCache = RegNext(RegNext(MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U))))
     d.fillCache := fillCache
