@@ -27,9 +27,10 @@ import xlat.common._
   * }}}
   * Engine states take one turn of the step engine (one slot at a time; each turn does at most
   * one cache lookup or fill); the engine's choice is registered (a round robin picks the slot
-  * served in the next cycle). A lookup turn is three cycles on the same slot: match
-  * (every entry compared, hit vectors registered), select (the deepest registered hit still
-  * valid, its entry's fields registered), then the turn (the slot's next registers); the hit's pin / PLRU / re-reference update and a fill
+  * served in the next cycle, from the slots' next states). A lookup turn is four cycles on the
+  * same slot: match (every entry compared, hit vectors registered), select (the deepest
+  * registered hit still valid, registered one-hot), read (that entry's fields registered),
+  * then the turn (the slot's next registers); the hit's pin / PLRU / re-reference update and a fill
   * land one cycle after their turn (AssocCache `late`; a flush in that cycle drops the fill).
   * Each slot's turn is computed from its own registers every cycle (per-slot precomputation);
   * the served slot loads its own, so no 1-of-walkers multiplexer sits in front of a turn.
