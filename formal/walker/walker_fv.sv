@@ -60,7 +60,8 @@
 //       memKind): ub_reads / ub_writes; their value at Done is maxReads / maxWrites
 //   I5  a walk flagged by a covering flush has noFill set
 //   I7  the engine's registered choice: when it serves a slot, its round robin's last grant is
-//       that slot; a lookup turn past its match (phase 1, 2, 3) is on a slot in a lookup state
+//       that slot; a lookup turn past its match (phase 1, 2, 3) is on a slot in a lookup state;
+//       the one-hot choice (registered a cycle ahead) is the round robin's on the states now (dbg_engOk)
 //   I8  the step engine's registered turn decisions: a slot served by the engine has the decision
 //       of its current registers (dbg_decOk; the RTL registers each slot's decision a cycle
 //       ahead, or after its own turn the decision of the state that turn leads to)
@@ -194,7 +195,7 @@ module walker_fv (
   wire [5:0]      d_fillWay;
   wire [VB-1:0]   d_hitVmid;
   wire            d_fillValid, d_fillSlot, d_engSlot;
-  wire            d_engValid, d_keyOk, d_lockOk;
+  wire            d_engValid, d_engOk, d_keyOk, d_lockOk;
   wire [1:0]      d_engAfter, d_lookPhase, d_decOk;
   wire [2:0]      d_chanOk;
   wire            d_rhp_r, d_rhp_w, d_rhp_x, d_rhp_u;
@@ -269,7 +270,7 @@ module walker_fv (
     .dbg_slotHPerm_1_u(d_hperm[7]),
     .dbg_gpwcAsid_0(d_gAsid[0 +: AB]), .dbg_gpwcAsid_1(d_gAsid[AB +: AB]),
     .dbg_engSlot(d_engSlot), .dbg_engValid(d_engValid), .dbg_engAfter_0(d_engAfter[0]),
-    .dbg_engAfter_1(d_engAfter[1]), .dbg_lookPhase(d_lookPhase), .dbg_decOk(d_decOk), .dbg_chanOk(d_chanOk), .dbg_keyOk(d_keyOk), .dbg_lockOk(d_lockOk), .dbg_fillCache(d_fillCache), .dbg_fillWay(d_fillWay)
+    .dbg_engAfter_1(d_engAfter[1]), .dbg_engOk(d_engOk), .dbg_lookPhase(d_lookPhase), .dbg_decOk(d_decOk), .dbg_chanOk(d_chanOk), .dbg_keyOk(d_keyOk), .dbg_lockOk(d_lockOk), .dbg_fillCache(d_fillCache), .dbg_fillWay(d_fillWay)
   );
 
   // safety properties and invariants: asserted (prove_safety, cover), or assumed in prove_live
@@ -592,6 +593,9 @@ module walker_fv (
     // I7: the engine's registered choice: the round robin's last grant is the slot served, and a
     // lookup turn past its match (phase 1 select, 2 read, 3 turn) stays on a slot in a lookup state
     if (d_engValid) `SAFE(d_engAfter == (d_engSlot ? 2'b00 : 2'b10));
+    // and the choice of the next cycle, registered a cycle ahead, is the round robin's on the
+    // slots' states now
+    `SAFE(d_engOk);
     // I8: the registered turn decisions are the served slot's
     `SAFE(d_decOk == 2'b11);
     // I9: the registered channel choices (response, memory port, dirty events) are consistent

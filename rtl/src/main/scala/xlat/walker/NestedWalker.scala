@@ -27,9 +27,10 @@ import xlat.common._
   * }}}
   * Engine states take one turn of the step engine (one slot at a time; each turn does at most
   * one cache lookup or fill); the engine's choice is registered (a round robin picks the slot
-  * served in the next cycle). A lookup turn is three cycles on the same slot: match
-  * (every entry compared, hit vectors registered), select (the deepest registered hit still
-  * valid, its entry's fields registered), then the turn (the slot's next registers); the hit's pin / PLRU / re-reference update and a fill
+  * served in the next cycle, from the slots' next states). A lookup turn is four cycles on the
+  * same slot: match (every entry compared, hit vectors registered), select (the deepest
+  * registered hit still valid, registered one-hot), read (that entry's fields registered),
+  * then the turn (the slot's next registers); the hit's pin / PLRU / re-reference update and a fill
   * land one cycle after their turn (AssocCache `late`; a flush in that cycle drops the fill).
   * Each slot's turn is computed from its own registers every cycle (per-slot precomputation);
   * the served slot loads its own, so no 1-of-walkers multiplexer sits in front of a turn.
@@ -157,8 +158,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
     * the entry one-hot and the hit's level one-hot (levels 1.. in order).
     */
   private def select[T <: Data](c: AssocCache[T], hitsR: Seq[Vec[Bool]]): (Bool, Seq[Bool], Seq[Bool]) = {
-    // (`hitsR` already kept on the valid entries not just rewritten: registered with `validKept`)
-    val at = hitsR.map(_.toSeq.zip(c.writing).map { case (h, w) => h && !w })
+    // (the entries valid and not just rewritten: `validKept` registered beside the hits, not
+    // into them, so the flush's invalidation is not in front of the hit registers)
+    val keptR = RegNext(c.validKept)
+    val at = hitsR.map(_.toSeq.zip(c.writing).zip(keptR).map { case ((h, w), k) => h && k && !w })
     val any = at.map(anyOf)
     val lvOH = firstOH(any)
     val perLevel = at.map(firstOH)
@@ -209,7 +212,16 @@ class NestedWalker(val p: WalkerParams) extends Module {
   // its turn took it out of the engine states the cycle it is served in does nothing.
   private val engineStates = Seq(Start, HostStart, HostEntry, HostLeafDone, GuestEntry, GuestLeafDone)
   private val wantsEngine = VecInit(state.map(st => engineStates.map(_ === st).reduce(_ || _)))
-  private val engine = new RoundRobin(W, hold = false)(wantsEngine)
+  // The round robin's choice (without hold) is itself a register, computed in the cycle before
+  // from the slots' next states (`nextIn`, below) and the thermometer `last` as the grant of
+  // that cycle leaves it: the same one-hot as a round robin on `wantsEngine` now, so `cur`'s and
+  // the registered key's loads start from a register, not from the slots' states through the
+  // round robin (invariant I7: `dbg_engOk`).
+  private val engOH = RegInit(VecInit(Seq.fill(W)(false.B)))
+  /** The last grant as a thermometer (bit j: j is after it; reset: none granted). */
+  private val engAfter = RegInit(VecInit(Seq.fill(W)(false.B)))
+  private val engValid = engOH.asUInt.orR
+  private val engThermo = VecInit((0 until W).map(j => (0 until j).map(engOH(_)).foldLeft(false.B)(_ || _)))
   // Four-cycle lookup turns (`lookStates`: the engine states that look a cache up, when that
   // cache exists). The first cycle (match) compares the slot's key with every entry and
   // registers the hit vectors; the engine stays on that slot (`lookPhase`); the second cycle
@@ -254,9 +266,9 @@ class NestedWalker(val p: WalkerParams) extends Module {
   lookPhase := Mux(matchTurn, 1.U, Mux(selectTurn, 2.U, Mux(readTurn, 3.U, 0.U)))
   when(held) { curValid := true.B }
     .otherwise {
-      curValid := engine.valid
-      cur := engine.index
-      when(engine.valid) { engine.granted() }
+      curValid := engValid
+      cur := OHToUInt(engOH)
+      when(engValid) { engAfter := engThermo }
     }
   /** Which cache operations a slot's turn asks for (before `go`: the served slot's count). */
   private class TurnOps extends Bundle {
@@ -283,7 +295,41 @@ class NestedWalker(val p: WalkerParams) extends Module {
     * slot multiplexer. Only a slot's own turn and its acceptance write these fields, so the
     * register is the served slot's key in every cycle it is served (`dbg_keyOk`).
     */
-  private val keyR = Reg(new LookKey)
+  /** The served slot's key as the engine chooses it (registered in the copies below). */
+  private val keyLoad = Wire(new LookKey)
+  /** The served key in three copies that synthesis keeps apart (the plain register, one held as
+    * its complement, the plain one with a reset: Yosys merges flip-flops of equal inputs and
+    * kind, see [[RegCopies]]), each loaded with the same value when the engine chooses, each
+    * with the fields its consumers read (the others 0): `keyR` drives the guest PWC's compares
+    * and the fills' keys, `keyT` the nested TLB's and `keyH` the host PWC's lookups and fills'
+    * same-key compares, so no key bit's net spans the three caches' entries. The reset of the
+    * third is never seen: the engine loads it before it serves a slot. `copyFields` names each
+    * copy's fields and how many low bits of each it keeps.
+    */
+  private def keyCopy(kind: Int, fields: Seq[(String, Int)]): LookKey = {
+    val k = WireDefault(0.U.asTypeOf(new LookKey))
+    for ((f, w) <- fields) {
+      val src = keyLoad.elements(f).asUInt(w - 1, 0)
+      val r = kind match {
+        case 0 => RegEnable(src, !held)
+        case 1 => ~RegEnable(~src, !held)
+        case _ => RegEnable(src, ~0.U(w.W), !held)
+      }
+      k.elements(f) := r.pad(k.elements(f).getWidth).asTypeOf(k.elements(f))
+    }
+    k
+  }
+  private val copyFields: Seq[Seq[(String, Int)]] = {
+    def all(n: String*): Seq[(String, Int)] = n.map(f => f -> (new LookKey).elements(f).getWidth)
+    Seq(
+      all("vmid", "asid", "gvpn", "gpn", "gLevel", "hLevel"),
+      all("vmid", "gpn", "hostWrite", "hostFetch") :+ ("hLevel" -> 2),
+      all("vmid", "gpn", "hLevel")
+    )
+  }
+  private val keyR = keyCopy(0, copyFields(0))
+  private val keyT = keyCopy(1, copyFields(1))
+  private val keyH = keyCopy(2, copyFields(2))
   /** A slot's key from its registers now (for the proofs' view). */
   private def keyNowOf(x: WalkSlot): LookKey = {
     val k = Wire(new LookKey)
@@ -291,7 +337,6 @@ class NestedWalker(val p: WalkerParams) extends Module {
     k.gLevel := x.gLevel; k.hLevel := x.hLevel; k.hostWrite := hostWriteOf(x); k.hostFetch := hostFetchOf(x)
     k
   }
-  private val hostWrite = keyR.hostWrite
   private val gvpn = keyR.gvpn
 
   // Match stage: the served slot's keys against every entry, registered every cycle (read only
@@ -299,20 +344,20 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val gpnKey = keyR.gpn
   // (pointer caches: one vector per level, so the select finds the deepest level without
   // reading the entries' levels)
-  // (each hit registered with `validKept`: the entry is still valid in the select cycle and was
-  // not rewritten at the end of the match cycle, so the select starts from these registers alone)
+  // (the select ANDs each registered hit with `validKept` registered beside it: the entry is still
+  // valid in the select cycle and was not rewritten at the end of the match cycle)
   private def kept[T <: Data](c: AssocCache[T], hit: T => Bool): Vec[Bool] =
-    RegNext(VecInit(c.entries.zip(c.validKept).map { case (x, k) => hit(x) && k }))
+    RegNext(VecInit(c.entries.map(hit)))
   private val gpwcHitsR = gpwc.map(c => (1 to g.topLevel).map(l => kept[GuestPwcEntry](c, x =>
     x.vmid === keyR.vmid && x.asid === keyR.asid && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U && x.level === l.U
   )))
   private val ntlbHitsR = ntlb.map(c => kept[NestedTlbEntry](c, x =>
-    x.vmid === keyR.vmid && ((x.gpn ^ gpnKey) & keep(x.size, x.gpn.getWidth)) === 0.U && !(hostWrite && !x.d)
+    x.vmid === keyT.vmid && ((x.gpn ^ keyT.gpn) & keep(x.size, x.gpn.getWidth)) === 0.U && !(keyT.hostWrite && !x.d)
   ))
   // (and whether each entry denies the served slot's access: the select takes the chosen one's)
-  private val ntlbDenyR = ntlb.map(c => RegNext(VecInit(c.entries.map(x => hostDenies(x.perm, hostWrite, keyR.hostFetch)))))
+  private val ntlbDenyR = ntlb.map(c => RegNext(VecInit(c.entries.map(x => hostDenies(x.perm, keyT.hostWrite, keyT.hostFetch)))))
   private val hpwcHitsR = hpwc.map(c => (1 to h.topLevel).map(l => kept[HostPwcEntry](c, x =>
-    x.vmid === keyR.vmid && ((x.gpn ^ gpnKey) & keep(x.level, x.gpn.getWidth)) === 0.U && x.level === l.U
+    x.vmid === keyH.vmid && ((x.gpn ^ keyH.gpn) & keep(x.level, x.gpn.getWidth)) === 0.U && x.level === l.U
   )))
   // The select stage's choices, once for every slot (they depend on no slot register); a
   // pointer hit at level l continues at l - 1 (from the level one-hot, not the entry).
@@ -355,12 +400,12 @@ class NestedWalker(val p: WalkerParams) extends Module {
   }
   private val sameH = hpwc.map { c =>
     val k = WireDefault(0.U.asTypeOf(new HostPwcEntry(p)))
-    k.vmid := keyR.vmid; k.level := keyR.hLevel; k.gpn := gpnKey
+    k.vmid := keyH.vmid; k.level := keyH.hLevel; k.gpn := keyH.gpn
     c.sameKeyAs(k)
   }
   private val sameT = ntlb.map { c =>
     val k = WireDefault(0.U.asTypeOf(new NestedTlbEntry(p)))
-    k.vmid := keyR.vmid; k.size := keyR.hLevel(1, 0); k.gpn := gpnKey
+    k.vmid := keyT.vmid; k.size := keyT.hLevel(1, 0); k.gpn := keyT.gpn
     c.sameKeyAs(k)
   }
 
@@ -467,7 +512,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val dr = decR(i)
     val plainAfter = dr(Br.HeOk) || dr(Br.GeOk) || (if (hsLook) false.B else dr(Br.SGo) || dr(Br.GePtr) || dr(Br.Gl))
     val plainNow = wantsEngine(i) && !lookState(state(i))
-    goI(i) := !matchTurn && !selectTurn && (readI(i) || (!readTurn && engine.oneHot(i) && Mux(goI(i), plainAfter, plainNow)))
+    goI(i) := !matchTurn && !selectTurn && (readI(i) || (!readTurn && engOH(i) && Mux(goI(i), plainAfter, plainNow)))
   }
 
   /** Slot `i`'s turn: every written register is an AND-OR of its branches' values under their
@@ -684,9 +729,17 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val level = Mux(sl.adHost, sl.hLevel, sl.gLevel)
     val c = respSlot(i)
     def kind(k: Int): Bool = c && sl.memKind === k.U
+    // The wide registers a response writes load it in every cycle the slot waits for that kind
+    // of response, not only when it comes: the response's cycle is the last such load (its
+    // own response takes the slot out of MemWait), and nothing reads them while it waits. Their
+    // enables are then one decode of the slot's state and memKind, not behind the response's
+    // id compare and the A/D check (`waitFor`: no cycle change).
+    val waiting = state(i) === MemWait
+    def waitFor(k: Int): Bool = waiting && sl.memKind === k.U
     // an entry read: the entry and its bus error, checked by the slot's next turn
     val entry = kind(MemKind.HostEntry) || kind(MemKind.GuestEntry)
-    put(i, sl.pte, entry, r.rdata); put(i, sl.memErr, entry, r.error)
+    val entryWait = waitFor(MemKind.HostEntry) || waitFor(MemKind.GuestEntry)
+    put(i, sl.pte, entryWait, r.rdata); put(i, sl.memErr, entryWait, r.error)
     putState(i, kind(MemKind.HostEntry), HostEntry); putState(i, kind(MemKind.GuestEntry), GuestEntry)
     // the locked re-read or the A/D write: a bus error ends the walk
     val bus = (kind(MemKind.Locked) || kind(MemKind.Write)) && r.error
@@ -695,9 +748,12 @@ class NestedWalker(val p: WalkerParams) extends Module {
     // the locked re-read: A (and D) already set -> resume, else write them
     val locked = kind(MemKind.Locked) && !r.error
     val set = hasA && (hasD || !sl.adNeedD)
-    put(i, sl.leafD, locked, sl.leafD || sl.adNeedD)
-    put(i, sl.adData, locked && !set, r.rdata | need)
-    put(i, sl.dirtyOnWrite, locked && !set, sl.adHost && sl.adNeedD && !hasD)
+    // (`leafD`'s OR is idempotent; `adData` and `dirtyOnWrite` are read only after a locked
+    // re-read that did not find A / D set, which loaded them last; a bus error ends the walk)
+    val lockedWait = waitFor(MemKind.Locked)
+    put(i, sl.leafD, lockedWait, sl.leafD || sl.adNeedD)
+    put(i, sl.adData, lockedWait, r.rdata | need)
+    put(i, sl.dirtyOnWrite, lockedWait, sl.adHost && sl.adNeedD && !hasD)
     putState(i, locked && !set, WriteAd)
     // the A/D write done: the dirty event (a host D set by it), else resume
     val written = kind(MemKind.Write) && !r.error
@@ -800,7 +856,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     k.hostFetch := forData && isCmd(x.cmd, AccessCmd.Exec)
     k
   }
-  when(!held) { keyR := Mux1H(engine.oneHot, keyNext) }
+  keyLoad := Mux1H(engOH, keyNext)
   for (i <- 0 until W; (dst, ws) <- writes(i)) {
     val c = ws.map(_._1)
     val vs = ws.map(_._2)
@@ -825,6 +881,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val into = ws.collect { case (c, v) if set.exists(_.litValue == v.litValue) => c }
     anyOf(into) || (set.map(state(i) === _).reduce(_ || _) && !leave)
   }
+  // (the engine: a slot in an engine state leaves it only by its own turn's state write)
+  private val engAfterNext = (0 until W).map(j => Mux(engValid && !held, engThermo(j), engAfter(j)))
+  engOH := VecInit(RoundRobin.firstAfter((0 until W).map { i =>
+    nextIn(i, engineStates, anyOf(writes(i)(state(i)).collect { case (c, v) if !engineStates.exists(_.litValue == v.litValue) => c }))
+  }, engAfterNext))
   respPick((0 until W).map(i => nextIn(i, Seq(Done), respFireOH(i))), io.resp.fire)
   mem((0 until W).map(i => nextIn(i, issueStates, io.mem_req.ready && mem.oneHot(i))), io.mem_req.fire)
   dirtyPick((0 until W).map(i => nextIn(i, Seq(Dirty), dirtyFireOH(i))), io.dirty.fire)
@@ -886,7 +947,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.respHostPerm := rs.hPerm
     d.lockOk := (0 until W).flatMap(i => (0 until W).filter(_ != i).map(j =>
       !(state(i) === Lock && holds(j)) || addrEqR(i)(j) === (slot(j).pteAddr === slot(i).pteAddr))).foldLeft(true.B)(_ && _)
-    d.keyOk := !curValid || keyR.asUInt === keyNowOf(slot(cur)).asUInt
+    val keyNow = keyNowOf(slot(cur))
+    d.keyOk := !curValid || Seq(keyR, keyT, keyH).zip(copyFields).flatMap { case (k, fs) =>
+      fs.map { case (f, w) => k.elements(f).asUInt(w - 1, 0) === keyNow.elements(f).asUInt(w - 1, 0) }
+    }.reduce(_ && _)
     d.chanOk := Cat(dirtyPick.ok(state.map(_ === Dirty)), mem.ok(state.map(st => issueState(st.asUInt))), respPick.ok(state.map(_ === Done)))
     d.decOk := VecInit((0 until W).map(i => goI(i) === goF(i) && (!goI(i) || decR(i).asUInt === decNow(i).asUInt))).asUInt
     for (i <- 0 until W) {
@@ -903,7 +967,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     }
     d.engSlot := e
     d.engValid := curValid
-    d.engAfter := engine.lastThermometer.get
+    d.engAfter := engAfter
+    d.engOk := engOH.asUInt === VecInit(RoundRobin.firstAfter(wantsEngine, engAfter)).asUInt
     d.lookPhase := lookPhase
     val fillCache = RegNext(RegNext(MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U))))
     d.fillCache := fillCache

@@ -168,6 +168,9 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
     * (bit j: j after the last grant); the lookup turn's phase (1 select, 2 read, 3 turn). */
   val engValid = Bool()
   val engAfter = Vec(p.walkers, Bool())
+  /** The engine's registered choice (computed a cycle ahead) is the round robin's on the slots'
+    * states now: the first slot in an engine state after the last grant. */
+  val engOk = Bool()
   val lookPhase = UInt(2.W)
   /** Which cache a fill this cycle (fillValid) writes: 1 guest PWC, 2 host PWC, 3 nested TLB. */
   val fillCache = UInt(2.W)
