@@ -578,11 +578,11 @@ def test_doc_parameters_and_named_configs_are_the_models():
 
 def test_miss_queue_order_room_and_inval():
     """Docs "Acceptance" (2026-11-28): with every walk slot busy a request that needs memory waits
-    in the miss queue (missQueue places: the pipeline's stage registers, 5 with sram latency 4,
-    4 with flops latency 4), its first read decided; the head takes the slot of the walk that
+    in the miss queue (missQueue places: the pipeline's stage registers, 6 with sram latency 4
+    (the operation register before the read, session 22), 4 with flops latency 4), its first read decided; the head takes the slot of the walk that
     ends; a request with no slot and no place, and an invalidation with a queued request, are
     errors (req_ready / inval_ready must be low)."""
-    assert PerforatedParams().missQueue == 5
+    assert PerforatedParams().missQueue == 6
     assert PerforatedParams(storage="flops").missQueue == 4
     assert PerforatedParams(storage="sram", latency=2).missQueue == 2
     assert PerforatedParams(storage="flops", latency=1).missQueue == 1
