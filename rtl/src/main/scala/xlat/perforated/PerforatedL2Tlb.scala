@@ -31,7 +31,9 @@ import xlat.common._
   * ==Pipeline==
   * One operation a cycle is accepted, by priority inval > mem_resp (a walk step) > req, and
   * passes the stages of [[LookupTiming]] in order:
-  *  - '''read''' (acceptance): the set of the operation's page in both arrays;
+  *  - '''read''' (acceptance; with `opReg` (storage = sram, latency 4; docs "Timing", 2026-11-29)
+  *    the cycle after it, from the operation's register, so that the block RAMs' read
+  *    addresses come from flops): the set of the operation's page in both arrays;
   *  - '''row''' (`rowReg`: storage = sram, latency 4; docs "Timing", 2026-11-28): the rows
   *    registered a second time, the sets' valid words read, and the 2 MiB row (distributed
   *    RAM) compared, all registered, so that match starts from flops;
