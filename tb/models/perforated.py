@@ -157,7 +157,8 @@ class PerforatedParams:
         if self.storage == "sram":
             regs = (True, lat >= 3, lat >= 4, lat == 4, lat == 4)    # read, hit, sel, row, op
         else:
-            regs = (lat >= 3, lat >= 2, lat == 4)          # read, hit, sel
+            # read, hit, sel, row (latency 4 but the formal configurations: session 22)
+            regs = (lat >= 3, lat >= 2, lat == 4, lat == 4 and not self.formalPorts)
         return 1 + sum(regs)
 
 

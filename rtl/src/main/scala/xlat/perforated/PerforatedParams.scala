@@ -52,7 +52,7 @@ case class PerforatedParams(
     * block RAM's clock-to-out and the compares do not fit one cycle. One stage more from
     * acceptance to response, and one cycle more of write shadow.
     */
-  val rowReg: Boolean = sram && latency == 4
+  val rowReg: Boolean = latency == 4 && (sram || !formalPorts)
   /** With `rowReg` the accepted operation is registered once more before the arrays' read
     * (`LookupTiming`'s `opReg`; **decided** 2026-11-29, session 22, docs "Timing"): the 4 KiB
     * array's block RAMs take their read address from a register instead of the acceptance's set
@@ -60,7 +60,7 @@ case class PerforatedParams(
     * path of session 21). One stage more from acceptance to response; the write shadow keeps
     * its length (a later operation also reads a cycle after its acceptance).
     */
-  val opReg: Boolean = rowReg
+  val opReg: Boolean = rowReg && sram
   /** With `rowReg` (the configurations whose decide stage is the routed critical path:
     * `perforated_default`, `perforated_off`), decide's operands start from registers of pick
     * (docs "Timing", "Decide's operands from pick", 2026-11-28 session 18, and 2026-11-29
