@@ -967,18 +967,9 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // invalidation: its removal (the sweep's step for one set of each array)
   private val iv = op.inval
   // (the arrays' valid bits: in fillArray, one write of the set's row)
-  private def bmCovered(ivx: PInval): Seq[Bool] = bm.entries.zip(bm.valid).map { case (e, v) =>
-    v && (ivx.kind === 0.U || (ivx.kind === 3.U && (e.index >> 3) === ivx.frame))
-  }
-  /** With `preDecide` the bitmap entries an invalidation covers are found in decide and
-    * registered (respond's frame compare into the valid bits was the routed critical path of
-    * `perforated_flops`, 2026-11-29 session 22). The same entries: an invalidation is accepted
-    * into an empty pipeline, so the last fill landed before its decide, and a sweep accepts
-    * nothing else; a sweep step's mask may name an entry the step before it cleared, which
-    * clearing again leaves as it is.
-    */
-  private val bmCov = if (p.preDecide) RegNext(VecInit(bmCovered(opD.inval))).toSeq else bmCovered(iv)
-  bm.invalidate(bmCov.map(invNow && _))
+  bm.invalidate(bm.entries.zip(bm.valid).map { case (e, v) =>
+    invNow && v && (iv.kind === 0.U || (iv.kind === 3.U && (e.index >> 3) === iv.frame))
+  })
   pwc.foreach(q => q.invalidate(q.entries.zip(q.valid).map { case (e, v) =>
     invNow && v && (iv.kind === 0.U || ((iv.kind === 1.U || iv.kind === 2.U) && e.asid === iv.asid))
   }))
