@@ -190,15 +190,6 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     * read addresses come from its register; else `issue` itself.
     */
   private val readOp = if (p.opReg) Stage(issue, true) else issue
-  /** With `opReg` the 2 MiB array, when it is distributed RAM (its read address already in
-    * per-way registers, `addrReg`), is read in the read cycle from address registers loaded at
-    * acceptance, and its row and the set's valid word are registered for the row stage's
-    * compares (docs "Timing", 2026-11-29 session 22): the read through the distributed RAM and
-    * the compares were one cycle, the routed critical path once the block RAMs' address came
-    * from the operation register. Nothing writes the array or its valid words between an
-    * operation's acceptance and its match (writes land in respond, behind the write shadow).
-    */
-  private val early2m = p.opReg && lutram(p.sets2m)
   private val rowStage = Option.when(p.rowReg)(Stage(readOp, timing.readReg))
   private val c = Stage(rowStage.getOrElse(readOp), timing.readReg || p.rowReg)
   private val c0 = rowStage.getOrElse(c)
@@ -312,8 +303,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // (With `preDecide` the storage still drops the read in a write cycle, `readsNeverWrite`.)
   a4k.io.read.valid := (if (p.rowReg) true.B else issue.valid)
   a4k.io.read.bits := readOp.bits.set4k
-  a2m.io.read.valid := (if (early2m) issue.valid else readOp.valid)
-  a2m.io.read.bits := (if (early2m) issue.bits.set2m else readOp.bits.set2m)
+  a2m.io.read.valid := readOp.valid
+  a2m.io.read.bits := readOp.bits.set2m
   // walks in flight become stale at an invalidation's acceptance (docs "Walks in flight")
   for (i <- 0 until p.walkers) when(io.inval.fire && sv(i)) { sStale(i) := true.B }
 
@@ -327,18 +318,17 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // acceptance and its match: writes land in respond, behind the write shadow.
   private def toMatch[T <: Data](d: T): T = Stage.carry(d, p.rowReg)
   private val rowC4 = toMatch(a4k.io.readData)
-  private val row2m0 = if (early2m) RegNext(a2m.io.readData) else a2m.io.readData
-  private val rowC2 = toMatch(row2m0)
+  private val rowC2 = toMatch(a2m.io.readData)
   private val v4kC = toMatch(valid4k.read(c0.bits.set4k))
   /** With `rowReg` the 2 MiB array (distributed RAM, read from its address registers in the
     * row stage) is compared there, and match starts from the registered compares: the hit,
     * its one-hot and the winner's frame into the bitmap key were a path of their own
     * (`fpga/levels.py`, 13.2 levels with the row registered first).
     */
-  private val v2m0 = Option.when(p.rowReg)(if (early2m) RegNext(valid2m.read(readOp.bits.set2m)) else valid2m.read(c0.bits.set2m))
+  private val v2m0 = Option.when(p.rowReg)(valid2m.read(c0.bits.set2m))
   private val v2mC = v2m0.map(RegNext(_)).getOrElse(valid2m.read(opC.set2m))
   private val m2R = v2m0.map { v =>
-    val row = row2m0
+    val row = a2m.io.readData
     val op0 = c0.bits
     val asid = row.map(_.asid === op0.req.asid)
     val vpn = row.map(_.vpn2m === (op0.req.vpn >> 9))
