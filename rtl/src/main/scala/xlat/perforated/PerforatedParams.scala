@@ -50,7 +50,10 @@ case class PerforatedParams(
   /** With `storage = sram` and latency 4 the rows read from the arrays are registered a second
     * time before match (`LookupTiming`'s `rowReg`; **decided** 2026-11-28, docs "Timing"): the
     * block RAM's clock-to-out and the compares do not fit one cycle. One stage more from
-    * acceptance to response, and one cycle more of write shadow.
+    * acceptance to response, and one cycle more of write shadow. Since 2026-11-29 (session 22)
+    * also with `storage = flops` and latency 4 but in the formal configurations (their proofs
+    * read the stage registers): the distributed RAMs' row from its address registers into the
+    * 2 MiB hit and the bitmap key was `perforated_flops`' routed critical path (74.10 MHz).
     */
   val rowReg: Boolean = latency == 4 && (sram || !formalPorts)
   /** With `rowReg` the accepted operation is registered once more before the arrays' read
