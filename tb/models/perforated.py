@@ -151,12 +151,14 @@ class PerforatedParams:
     def missQueue(self) -> int:
         """The miss queue's places (docs "Acceptance", decided 2026-11-28): one per request the
         pipeline can hold, i.e. its stage registers from acceptance to respond (the generator's
-        derived ``missQueue``): the read register(s), match, pick (latency 4) and respond."""
+        derived ``missQueue``): the operation and read registers, match, pick (latency 4) and
+        respond."""
         lat = self.latency
         if self.storage == "sram":
-            regs = (True, lat >= 3, lat >= 4, lat == 4)    # read, hit, sel, row
+            regs = (True, lat >= 3, lat >= 4, lat == 4, lat == 4)    # read, hit, sel, row, op
         else:
-            regs = (lat >= 3, lat >= 2, lat == 4)          # read, hit, sel
+            # read, hit, sel, row (latency 4 but the formal configurations: session 22)
+            regs = (lat >= 3, lat >= 2, lat == 4, lat == 4 and not self.formalPorts)
         return 1 + sum(regs)
 
 

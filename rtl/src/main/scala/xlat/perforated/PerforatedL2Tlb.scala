@@ -31,7 +31,9 @@ import xlat.common._
   * ==Pipeline==
   * One operation a cycle is accepted, by priority inval > mem_resp (a walk step) > req, and
   * passes the stages of [[LookupTiming]] in order:
-  *  - '''read''' (acceptance): the set of the operation's page in both arrays;
+  *  - '''read''' (acceptance; with `opReg` (storage = sram, latency 4; docs "Timing", 2026-11-29)
+  *    the cycle after it, from the operation's register, so that the block RAMs' read
+  *    addresses come from flops): the set of the operation's page in both arrays;
   *  - '''row''' (`rowReg`: storage = sram, latency 4; docs "Timing", 2026-11-28): the rows
   *    registered a second time, the sets' valid words read, and the 2 MiB row (distributed
   *    RAM) compared, all registered, so that match starts from flops;
@@ -131,8 +133,10 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val ramState = !p.formalPorts
   private val valid4k = new ArrayValid(p.sets4k, p.ways4k, ramState)
   private val valid2m = new ArrayValid(p.sets2m, p.ways2m, ramState)
-  private val repl4k = new ArrayPlru(p.ways4k, p.sets4k, ramState)
-  private val repl2m = new ArrayPlru(p.ways2m, p.sets2m, ramState)
+  /** With `preDecide` the fills' ways are chosen in decide and registered ([[ArrayPlru.victimEarly]]). */
+  private def plruEarly(sets: Int, ways: Int): Boolean = p.preDecide && ramState && sets > 1 && ways > 1
+  private val repl4k = new ArrayPlru(p.ways4k, p.sets4k, ramState, plruEarly(p.sets4k, p.ways4k))
+  private val repl2m = new ArrayPlru(p.ways2m, p.sets2m, ramState, plruEarly(p.sets2m, p.ways2m))
   /** The bitmap word cache's tags (compared every cycle: flops) ... */
   /** Fills and touches of the two fully associative caches land one cycle after respond
     * (AssocCache `late`), from registers, so the caches' fill logic is not behind respond's
@@ -182,14 +186,18 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   /** With `rowReg` the operation in the cycle its rows leave the arrays (the row stage), before
     * they are registered a second time for match; else `c` itself.
     */
-  private val rowStage = Option.when(p.rowReg)(Stage(issue, timing.readReg))
-  private val c = Stage(rowStage.getOrElse(issue), timing.readReg || p.rowReg)
+  /** With `opReg` the operation in the cycle it reads the arrays, one after its acceptance: the
+    * read addresses come from its register; else `issue` itself.
+    */
+  private val readOp = if (p.opReg) Stage(issue, true) else issue
+  private val rowStage = Option.when(p.rowReg)(Stage(readOp, timing.readReg))
+  private val c = Stage(rowStage.getOrElse(readOp), timing.readReg || p.rowReg)
   private val c0 = rowStage.getOrElse(c)
   private val k = Stage(c, timing.hitReg)
   private val s = Stage(k, timing.selReg)
   /** Respond: one stage after decide (the old respond cycle, `s`), always a register. */
   private val rs = Stage(s, true)
-  private val held = Seq((c0, p.rowReg), (c, timing.readReg), (k, timing.hitReg), (s, timing.selReg)).collect { case (x, true) => x } :+ rs
+  private val held = Seq((readOp, p.opReg), (c0, p.rowReg), (c, timing.readReg), (k, timing.hitReg), (s, timing.selReg)).collect { case (x, true) => x } :+ rs
   private def isKind(x: Valid[POp], kd: OpKind.Type): Bool = x.valid && x.bits.kind === kd
   private val pipeEmpty = !held.map(_.valid).foldLeft(false.B)(_ || _)
   private val heldReqs = PopCount(held.map(isKind(_, OpKind.Req)))
@@ -283,8 +291,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   shadow.issue(io.inval.fire || goodStep || sweeping)
   private val sweepingNext = (io.inval.fire && !ivSingle && (p.sweepSets > 1).B) || (sweeping && sweepIdx =/= sweepLast)
   private val busyNext = shadow.busyAfter(io.inval.fire || goodStep || sweeping) || sweepingNext
-  private val stageIns = Seq((issue, timing.readReg), (c0, p.rowReg), (c, timing.hitReg), (k, timing.selReg)).collect { case (x, true) => x } :+ s
-  // (without `rowReg` `c0` is `c`: its entry is left out, `issue` is the input of `c`)
+  private val stageIns = Seq((issue, p.opReg), (readOp, timing.readReg), (c0, p.rowReg), (c, timing.hitReg), (k, timing.selReg)).collect { case (x, true) => x } :+ s
+  // (without `rowReg` `c0` is `c`: its entry is left out, `readOp` is the input of `c`)
   private val emptyNext = !stageIns.map(_.valid).reduce(_ || _)
   freeR := !busyNext
   idleR := !busyNext && emptyNext
@@ -294,9 +302,9 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // for an accepted operation, and no set is written in a cycle an operation is accepted.
   // (With `preDecide` the storage still drops the read in a write cycle, `readsNeverWrite`.)
   a4k.io.read.valid := (if (p.rowReg) true.B else issue.valid)
-  a4k.io.read.bits := issue.bits.set4k
-  a2m.io.read.valid := issue.valid
-  a2m.io.read.bits := issue.bits.set2m
+  a4k.io.read.bits := readOp.bits.set4k
+  a2m.io.read.valid := readOp.valid
+  a2m.io.read.bits := readOp.bits.set2m
   // walks in flight become stale at an invalidation's acceptance (docs "Walks in flight")
   for (i <- 0 until p.walkers) when(io.inval.fire && sv(i)) { sStale(i) := true.B }
 
@@ -876,11 +884,11 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     */
   private def fillArray[T <: Data](arr: SetAssocStorage[T], valid: ArrayValid, repl: ArrayPlru,
       set: UInt, setD: UInt, touchEn: Bool, validS: Seq[Bool], cov: Seq[Bool], hitAny: Bool, hitIdx: UInt, fill: Bool,
-      data: T): Bool = {
+      data: T, wayEarly: Option[UInt] = None): Bool = {
     val free = validS.map(!_)
     val anyFree = free.reduce(_ || _)
-    val way = Mux(hitAny, hitIdx, Mux(anyFree, PriorityEncoder(free),
-      repl.victimAhead(setD, touchEn, set, hitIdx).getOrElse(repl.victim(set))))
+    val way = wayEarly.getOrElse(Mux(hitAny, hitIdx, Mux(anyFree, PriorityEncoder(free),
+      repl.victimAhead(setD, touchEn, set, hitIdx).getOrElse(repl.victim(set)))))
     val evicting = !hitAny && !anyFree
     arr.io.write.valid := fill
     arr.io.write.bits.set := set
@@ -896,8 +904,24 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     valid.clearAll(invNow && op.inval.kind === 0.U)
     evicting
   }
-  private val evicting4k = fillArray(a4k, valid4k, repl4k, op.set4k, opD.set4k, rs.valid && dR.hit4k, v4kS, cov4kS, wonR.any4k, wonR.idx4k, fill4k, dR.fill4kE)
-  private val evicting2m = fillArray(a2m, valid2m, repl2m, op.set2m, opD.set2m, rs.valid && dR.hit2m, v2mS, cov2mS, wonR.any2m, wonR.idx2m, fill2m, dR.fill2mE)
+  /** With `preDecide`: a fill's way chosen in decide, the same rule as [[fillArray]]'s, and
+    * registered, so respond's write enables (and the block RAM's address, which Yosys shares
+    * between the read and the write port) start from flops: `rs.valid` -> the fill's way -> the
+    * 4 KiB block RAM's address was the routed critical path of 2026-11-29, seed 2.
+    */
+  private def wayAhead(repl: ArrayPlru, early: Boolean, validD: Seq[Bool], hitAny: Bool, hitIdx: UInt,
+      setC: UInt, setK: UInt, setD: UInt, touchEn: Bool, touchSet: UInt, touchWay: UInt): Option[UInt] = Option.when(early) {
+    val free = validD.map(!_)
+    RegNext(Mux(hitAny, hitIdx, Mux(free.reduce(_ || _), PriorityEncoder(free),
+      repl.victimEarly(setC, setK, setD, touchEn, touchSet, touchWay))))
+  }
+  private def toDecide[T <: Data](d: T): T = Stage.carry(Stage.carry(d, timing.hitReg), timing.selReg)
+  private val way4kR = wayAhead(repl4k, plruEarly(p.sets4k, p.ways4k), toDecide(v4kC), won.any4k, won.idx4k,
+    opC.set4k, k.bits.set4k, opD.set4k, rs.valid && dR.hit4k, op.set4k, wonR.idx4k)
+  private val way2mR = wayAhead(repl2m, plruEarly(p.sets2m, p.ways2m), toDecide(v2mC), won.any2m, won.idx2m,
+    opC.set2m, k.bits.set2m, opD.set2m, rs.valid && dR.hit2m, op.set2m, wonR.idx2m)
+  private val evicting4k = fillArray(a4k, valid4k, repl4k, op.set4k, opD.set4k, rs.valid && dR.hit4k, v4kS, cov4kS, wonR.any4k, wonR.idx4k, fill4k, dR.fill4kE, way4kR)
+  private val evicting2m = fillArray(a2m, valid2m, repl2m, op.set2m, opD.set2m, rs.valid && dR.hit2m, v2mS, cov2mS, wonR.any2m, wonR.idx2m, fill2m, dR.fill2mE, way2mR)
   private val evFill4k = fill4k
   private val evEvict4k = fill4k && evicting4k
   private val evFill2m = fill2m
@@ -1142,7 +1166,7 @@ class ArrayValid(sets: Int, ways: Int, ram: Boolean) {
   * before; a fill of a full set needs every way valid, and each became valid by a fill that
   * touched it.) Invalidations leave the words alone either way.
   */
-class ArrayPlru(ways: Int, sets: Int, ram: Boolean) {
+class ArrayPlru(ways: Int, sets: Int, ram: Boolean, early: Boolean = false) {
   private val policy = new TreePlru(ways)
   private val regs = Option.when(!ram || sets == 1)(new ReplacementState(policy, sets))
   private val mem = Option.when(ram && sets > 1)(Mem(sets, UInt(policy.stateBits.W)))
@@ -1150,9 +1174,50 @@ class ArrayPlru(ways: Int, sets: Int, ram: Boolean) {
   private val wrWay = WireDefault(0.U(policy.wayBits.W))
   // one read port: every caller names the same set (the responding operation's)
   private val rdSet = WireDefault(0.U(log2Ceil(sets).max(1).W))
-  private val rdWord = mem.map(_.read(rdSet))
+  private val rdWord = mem.map(m => if (early) 0.U else m.read(rdSet))
+  /** With `early`: the word of the operation in respond as its decide saw it ([[victimEarly]]),
+    * which respond's write touches instead of reading the RAM a second time.
+    */
+  private val wordRsp = Option.when(early && mem.isDefined)(Wire(UInt(policy.stateBits.W)))
   mem.foreach { m =>
-    when(wrEn) { m.write(rdSet, policy.touch(rdWord.get, wrWay)) }
+    when(wrEn) { m.write(rdSet, policy.touch(wordRsp.getOrElse(rdWord.get), wrWay)) }
+  }
+
+  /** With `early` (and the words in RAM): the victim of `setD`, the set of the operation in
+    * decide, from registers only. The RAM is read two stages earlier, at `setC` (the same
+    * operation in match), and its output registered twice, so a block RAM's clock-to-out ends in
+    * a flop (it was the routed critical path of 2026-11-29, seed 1: the clock-to-out into the
+    * victim logic). The read misses the touches of the three operations ahead (those that respond
+    * in the read's cycle and the two after it); each is bypassed with the word it saw, the
+    * nearest ahead first: a touch sets the path bits of its way whatever they were, so the word
+    * of the nearest same-set operation ahead, touched by its way, is the word now. (Fills need no
+    * bypass: a fill is a walk step's, whose write shadow keeps match, pick and decide empty until
+    * it has responded.) The same-set compares are made a stage ahead, in pick, from registers.
+    * Whether the read sees a write of its own cycle does not matter either (touching twice is
+    * touching once), so the block RAM's port order is free.
+    */
+  def victimEarly(setC: UInt, setK: UInt, setD: UInt, touchEn: Bool, touchSet: UInt, touchWay: UInt): UInt = {
+    require(early && mem.isDefined && ways > 1)
+    val m = mem.get
+    val raw = RegNext(RegNext(m.read(setC)))
+    // the touches of respond one and two cycles ago (the 2nd and 3rd operations ahead of decide)
+    val en1 = RegNext(touchEn, false.B)
+    val en2 = RegNext(en1, false.B)
+    val set1 = RegNext(touchSet)
+    val way2 = RegNext(RegNext(touchWay))
+    // in pick: the set of the operation in decide (responds next), in respond, and responded
+    val sameY = RegNext(setK === setD)
+    val sameZ = RegNext(setK === touchSet)
+    val sameW = RegNext(setK === set1)
+    // (only ever touched, and a touch rewrites the root bit: the root bit is not kept)
+    val wordYHi = Reg(UInt((policy.stateBits - 1).W))
+    val wordY = Cat(wordYHi, 0.U(1.W))
+    val touchedY = policy.touch(wordY, touchWay)
+    val touchedZ = RegNext(touchedY)
+    val word = Mux(touchEn && sameY, touchedY, Mux(en1 && sameZ, touchedZ, Mux(en2 && sameW, policy.touch(raw, way2), raw)))
+    wordYHi := word >> 1
+    wordRsp.get := wordY
+    policy.victim(word)
   }
 
   /** In distributed RAM: the victim of `setD`, the set of the operation in decide, read there

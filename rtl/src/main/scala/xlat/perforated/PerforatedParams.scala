@@ -50,9 +50,20 @@ case class PerforatedParams(
   /** With `storage = sram` and latency 4 the rows read from the arrays are registered a second
     * time before match (`LookupTiming`'s `rowReg`; **decided** 2026-11-28, docs "Timing"): the
     * block RAM's clock-to-out and the compares do not fit one cycle. One stage more from
-    * acceptance to response, and one cycle more of write shadow.
+    * acceptance to response, and one cycle more of write shadow. Since 2026-11-29 (session 22)
+    * also with `storage = flops` and latency 4 but in the formal configurations (their proofs
+    * read the stage registers): the distributed RAMs' row from its address registers into the
+    * 2 MiB hit and the bitmap key was `perforated_flops`' routed critical path (74.10 MHz).
     */
-  val rowReg: Boolean = sram && latency == 4
+  val rowReg: Boolean = latency == 4 && (sram || !formalPorts)
+  /** With `rowReg` the accepted operation is registered once more before the arrays' read
+    * (`LookupTiming`'s `opReg`; **decided** 2026-11-29, session 22, docs "Timing"): the 4 KiB
+    * array's block RAMs take their read address from a register instead of the acceptance's set
+    * multiplexer, whose nets reached the 24 block RAMs across the die (every routed critical
+    * path of session 21). One stage more from acceptance to response; the write shadow keeps
+    * its length (a later operation also reads a cycle after its acceptance).
+    */
+  val opReg: Boolean = rowReg && sram
   /** With `rowReg` (the configurations whose decide stage is the routed critical path:
     * `perforated_default`, `perforated_off`), decide's operands start from registers of pick
     * (docs "Timing", "Decide's operands from pick", 2026-11-28 session 18, and 2026-11-29
@@ -70,7 +81,7 @@ case class PerforatedParams(
   /** The miss queue's places (**decided** 2026-11-28, docs "Acceptance"): one per stage register
     * from acceptance to respond, i.e. per request the pipeline can hold.
     */
-  val missQueue: Int = Seq(rowReg, timing.readReg, timing.hitReg, timing.selReg).count(identity) + 1
+  val missQueue: Int = Seq(opReg, rowReg, timing.readReg, timing.hitReg, timing.selReg).count(identity) + 1
 
   /** x86-64 4-level: VA 47:12. */
   val vpnBits: Int = 36
@@ -91,6 +102,7 @@ case class PerforatedParams(
     "hitReg" -> timing.hitReg,
     "selReg" -> timing.selReg,
     "rowReg" -> rowReg,
+    "opReg" -> opReg,
     "writeShadow" -> writeShadow,
     "missQueue" -> missQueue,
     "vpnBits" -> vpnBits,
