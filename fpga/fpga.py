@@ -140,6 +140,14 @@ def rel(path):
     return os.path.relpath(path, ROOT)
 
 
+def repo_relative(arg):
+    """A command-line argument as anyone reruns it: an absolute path inside the tree made relative
+    to its root (the Makefile passes `--out $(BUILD)/fpga` as an absolute path)."""
+    if os.path.isabs(arg) and os.path.commonpath([arg, ROOT]) == ROOT:
+        return os.path.relpath(arg, ROOT)
+    return arg
+
+
 def run(cmd, log, timeout=None):
     t0 = time.time()
     with open(log, "w") as f:
@@ -378,7 +386,7 @@ def write_report(out_dir, results, argv, wall):
     ver = versions()
     data = {"generated": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "device": DEVICE, "xilinx_family": XILINX_FAMILY, "target_mhz": TARGET_MHZ,
-            "tools": ver, "command": " ".join(argv), "wall_s": round(wall, 1) if wall is not None else None,
+            "tools": ver, "command": " ".join(repo_relative(a) for a in argv), "wall_s": round(wall, 1) if wall is not None else None,
             "results": results, "ratios": ratios}
     json.dump(data, open(os.path.join(out_dir, "results.json"), "w"), indent=2)
 

@@ -61,8 +61,10 @@ def table(data, section=None):
     """The generated block: a provenance line and one row per configuration."""
     begin, end = markers(section)
     wall = data.get("wall_s")
-    how = (f"one run of `{data['command']}`, wall time {wall / 60:.1f} min" if wall is not None
-           else f"`{data['command']}`, assembled from per-configuration runs, not one run")
+    # results of runs before fpga.py recorded repo-relative paths: `/<tree>/build/x` -> `build/x`
+    command = re.sub(r"(?<!\S)/\S*?/(build/\S*)", r"\1", data["command"])
+    how = (f"one run of `{command}`, wall time {wall / 60:.1f} min" if wall is not None
+           else f"`{command}`, assembled from per-configuration runs, not one run")
     dev = data["device"]
     lines = [begin,
              f"Generated {data['generated']} from {how}; {dev['name']} {dev['package']} speed "

@@ -36,5 +36,7 @@ case class PmlParams(
   /** The input's decide stage is there with `inputStage` and always with the filter. */
   val staged: Boolean = inputStage || dedupEntries > 0
 
-  def derived: Seq[(String, Any)] = Seq("ctxBits" -> ctxBits, "stride" -> PmlRegs.stride, "exitReason" -> PmlRegs.exitReason)
+  def derived: Seq[(String, Any)] = Seq("ctxBits" -> ctxBits, "stride" -> PmlRegs.stride, "exitReason" -> PmlRegs.exitReason,
+    // for the FPGA report's pipeline column (docs/pml-logger.md, "Pipeline timing")
+    "pipeline" -> s"event -> queue ${if (staged) 1 else 0} cycle${if (staged) "" else "s"}")
 }

@@ -50,6 +50,8 @@ case class WalkerParams(
     "hostLevels" -> h.levels,
     "coldReads" -> ((g.levels + 1) * (h.levels + 1) - 1),
     "maxReads" -> maxReads,
-    "maxWrites" -> maxWrites
+    "maxWrites" -> maxWrites,
+    // for the FPGA report's pipeline column (docs/nested-walker.md, "Caches": four-cycle lookups)
+    "pipeline" -> (if (guestPwcEntries + hostPwcEntries + nestedTlbEntries > 0) "cache lookups 4 cycles" else "no caches")
   )
 }
