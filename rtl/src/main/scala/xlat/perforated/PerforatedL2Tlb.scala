@@ -168,8 +168,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val sStale = RegInit(VecInit(Seq.fill(p.walkers)(false.B)))
   private val ws = Reg(Vec(p.walkers, new WalkState(p)))
 
-  private val respq = Module(new RegQueue(new PResp(p), p.respQueue, peekAll = p.formalPorts,
-    writeAhead = if (p.respWriteAhead) (new PResp(p).getWidth + 21) / 22 else 0))
+  private val respq = Module(new RegQueue(new PResp(p), p.respQueue, peekAll = p.formalPorts))
   private val inv = new InvalWait(p.invalPending, p.walkers, log2Ceil(p.respQueue + 1))
   /** Writes land in respond, one cycle after `s` (decide): the arrays' write shadow plus one,
     * except with `selReg`, whose shadow already covers the cycle after `s` (the caches' late

@@ -76,15 +76,6 @@ case class PerforatedParams(
     * Verilog (and the formal configuration's proofs) it leaves unchanged.
     */
   val preDecide: Boolean = rowReg
-  /** With `rowReg` in the flops configurations the response queue's data registers are written
-    * through enables computed a cycle ahead ([[xlat.common.RegQueue]]'s `writeAhead`, one copy per
-    * ~22 bits; 2026-11-29 session 23, no cycle change): the queue's count decoded into the enable
-    * of every data bit was `perforated_flops`' routed critical path on seed 2 (2 logic levels,
-    * 11.8 ns of routing). Exact because acceptance reserves the queue (docs "Timing", "The
-    * response queue's write ahead"). Off where the routed figures were measured without it
-    * (`perforated_default`, `perforated_off`) and in the formal configuration.
-    */
-  val respWriteAhead: Boolean = rowReg && !sram
   /** Cycles after an array write is issued in which nothing is accepted (docs "Timing"). */
   val writeShadow: Int = timing.writeShadow + (if (timing.selReg) 0 else 1) + (if (rowReg) 1 else 0)
   /** The miss queue's places (**decided** 2026-11-28, docs "Acceptance"): one per stage register
@@ -112,7 +103,6 @@ case class PerforatedParams(
     "selReg" -> timing.selReg,
     "rowReg" -> rowReg,
     "opReg" -> opReg,
-    "respWriteAhead" -> respWriteAhead,
     "writeShadow" -> writeShadow,
     "missQueue" -> missQueue,
     "vpnBits" -> vpnBits,
