@@ -105,6 +105,9 @@ CONFIG_ROUTERS = {"babelfish_l1": "router1", "babelfish_l1_noshare": "router1",
                   "babelfish_l2": "router1", "babelfish_l2_noshare": "router1",
                   # 2026-11-28, the 2 MiB array as lutram: router2 did not converge in 70 min
                   "perforated_default": "router1", "perforated_off": "router1",
+                  # 2026-11-29 session 23, same RTL (the row stage): router2 90.09 / 78.10 (seeds 1 / 2),
+                  # router1 106.55 / 115.05
+                  "perforated_flops": "router1",
                   # 2026-11-28, the reset on a DCCA global: router2 no longer converges on
                   # walker_x86 (overuse about 2 500 -> 3 400 wires from iteration 16 to 30; 50.54 MHz
                   # with a fabric reset), router1 routes it at 68.32 MHz (seed 1, same RTL)
