@@ -883,8 +883,21 @@ class NestedWalker(val p: WalkerParams) extends Module {
   }
   // (the engine: a slot in an engine state leaves it only by its own turn's state write)
   private val engAfterNext = (0 until W).map(j => Mux(engValid && !held, engThermo(j), engAfter(j)))
+  private def outOfEngine(ws: Seq[(Bool, Data)]): Seq[Bool] =
+    ws.collect { case (c, v) if !engineStates.exists(_.litValue == v.litValue) => c }
+  /** Slot i's turn takes it out of the engine states: from its registered decision vector, not
+    * the turn's state-write conditions (HostStart's in-range branch leaves whatever the lookup
+    * says: each of its outcomes, fault, leaf, guest read or host read, is outside), so the
+    * choice ahead does not wait for the selected hits (the same OR as the writes' conditions).
+    */
+  private def turnLeaves(i: Int): Bool = {
+    val stay = Seq(Br.SGo, Br.GePtr, Br.Gl, Br.HeOk, Br.GeOk)
+    goI(i) && anyOf((0 until Br.n).filterNot(stay.contains).map(decR(i)(_)))
+  }
   engOH := VecInit(RoundRobin.firstAfter((0 until W).map { i =>
-    nextIn(i, engineStates, anyOf(writes(i)(state(i)).collect { case (c, v) if !engineStates.exists(_.litValue == v.litValue) => c }))
+    val turnConds = turnWrites(i).getOrElse(state(i), Seq()).map(_._1)
+    val others = outOfEngine(writes(i)(state(i))).filterNot(c => turnConds.exists(_ eq c))
+    nextIn(i, engineStates, (others :+ turnLeaves(i)).reduce(_ || _))
   }, engAfterNext))
   respPick((0 until W).map(i => nextIn(i, Seq(Done), respFireOH(i))), io.resp.fire)
   mem((0 until W).map(i => nextIn(i, issueStates, io.mem_req.ready && mem.oneHot(i))), io.mem_req.fire)
