@@ -672,7 +672,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
   // computed a cycle ahead from the slots' next states, see ChannelChoice)
   private def issueState(st: UInt): Bool = issueStates.map(_.asUInt === st).reduce(_ || _)
   private val mem = new ChannelChoice(W)
-  private val slotWrite = state.map(_ === WriteAd)
+  /** Slot i is in WriteAd, registered from its next state (`nextIn`, below), so the port's
+    * `write` and the `wdata` / `wmask` multiplexers start from the choice's and these registers,
+    * not from the slots' state decodes (invariant I9: `dbg_chanOk`).
+    */
+  private val slotWrite = RegInit(VecInit(Seq.fill(W)(false.B)))
   private val mWrite = Mux1H(mem.oneHot, slotWrite)
   private val ms = Mux1H(mem.oneHot, slot)
   io.mem_req.valid := mem.valid
@@ -901,6 +905,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
   }, engAfterNext))
   respPick((0 until W).map(i => nextIn(i, Seq(Done), respFireOH(i))), io.resp.fire)
   mem((0 until W).map(i => nextIn(i, issueStates, io.mem_req.ready && mem.oneHot(i))), io.mem_req.fire)
+  for (i <- 0 until W) slotWrite(i) := nextIn(i, Seq(WriteAd), io.mem_req.ready && mem.oneHot(i))
   dirtyPick((0 until W).map(i => nextIn(i, Seq(Dirty), dirtyFireOH(i))), io.dirty.fire)
 
   // ---- counters ------------------------------------------------------------------------------
@@ -964,7 +969,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.keyOk := !curValid || Seq(keyR, keyT, keyH).zip(copyFields).flatMap { case (k, fs) =>
       fs.map { case (f, w) => k.elements(f).asUInt(w - 1, 0) === keyNow.elements(f).asUInt(w - 1, 0) }
     }.reduce(_ && _)
-    d.chanOk := Cat(dirtyPick.ok(state.map(_ === Dirty)), mem.ok(state.map(st => issueState(st.asUInt))), respPick.ok(state.map(_ === Done)))
+    d.chanOk := Cat(dirtyPick.ok(state.map(_ === Dirty)), mem.ok(state.map(st => issueState(st.asUInt))) &&
+      (0 until W).map(i => slotWrite(i) === (state(i) === WriteAd)).reduce(_ && _), respPick.ok(state.map(_ === Done)))
     d.decOk := VecInit((0 until W).map(i => goI(i) === goF(i) && (!goI(i) || decR(i).asUInt === decNow(i).asUInt))).asUInt
     for (i <- 0 until W) {
       val x = slot(i)
