@@ -67,7 +67,7 @@
 //       ahead, or after its own turn the decision of the state that turn leads to)
 //   I9  the response's, the memory port's and the dirty events' registered choices (computed a cycle ahead) are
 //       consistent with the slots' states: at most one slot, one that asks, one whenever any
-//       asks (dbg_chanOk)
+//       asks; the memory port's per-slot "in WriteAd" registers are the slots' states (dbg_chanOk)
 //   I10 while the engine serves a slot, the key its lookups and fills compare (registered with
 //       the engine's choice) is the slot's (dbg_keyOk)
 //   I11 for a slot in Lock and a slot holding a lock, the registered compare of their entry

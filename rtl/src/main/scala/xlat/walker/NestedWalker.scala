@@ -672,7 +672,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
   // computed a cycle ahead from the slots' next states, see ChannelChoice)
   private def issueState(st: UInt): Bool = issueStates.map(_.asUInt === st).reduce(_ || _)
   private val mem = new ChannelChoice(W)
-  private val slotWrite = state.map(_ === WriteAd)
+  /** Slot i is in WriteAd, registered from its next state (`nextIn`, below), so the port's
+    * `write` and the `wdata` / `wmask` multiplexers start from the choice's and these registers,
+    * not from the slots' state decodes (invariant I9: `dbg_chanOk`).
+    */
+  private val slotWrite = RegInit(VecInit(Seq.fill(W)(false.B)))
   private val mWrite = Mux1H(mem.oneHot, slotWrite)
   private val ms = Mux1H(mem.oneHot, slot)
   io.mem_req.valid := mem.valid
@@ -883,11 +887,25 @@ class NestedWalker(val p: WalkerParams) extends Module {
   }
   // (the engine: a slot in an engine state leaves it only by its own turn's state write)
   private val engAfterNext = (0 until W).map(j => Mux(engValid && !held, engThermo(j), engAfter(j)))
+  private def outOfEngine(ws: Seq[(Bool, Data)]): Seq[Bool] =
+    ws.collect { case (c, v) if !engineStates.exists(_.litValue == v.litValue) => c }
+  /** Slot i's turn takes it out of the engine states: from its registered decision vector, not
+    * the turn's state-write conditions (HostStart's in-range branch leaves whatever the lookup
+    * says: each of its outcomes, fault, leaf, guest read or host read, is outside), so the
+    * choice ahead does not wait for the selected hits (the same OR as the writes' conditions).
+    */
+  private def turnLeaves(i: Int): Bool = {
+    val stay = Seq(Br.SGo, Br.GePtr, Br.Gl, Br.HeOk, Br.GeOk)
+    goI(i) && anyOf((0 until Br.n).filterNot(stay.contains).map(decR(i)(_)))
+  }
   engOH := VecInit(RoundRobin.firstAfter((0 until W).map { i =>
-    nextIn(i, engineStates, anyOf(writes(i)(state(i)).collect { case (c, v) if !engineStates.exists(_.litValue == v.litValue) => c }))
+    val turnConds = turnWrites(i).getOrElse(state(i), Seq()).map(_._1)
+    val others = outOfEngine(writes(i)(state(i))).filterNot(c => turnConds.exists(_ eq c))
+    nextIn(i, engineStates, (others :+ turnLeaves(i)).reduce(_ || _))
   }, engAfterNext))
   respPick((0 until W).map(i => nextIn(i, Seq(Done), respFireOH(i))), io.resp.fire)
   mem((0 until W).map(i => nextIn(i, issueStates, io.mem_req.ready && mem.oneHot(i))), io.mem_req.fire)
+  for (i <- 0 until W) slotWrite(i) := nextIn(i, Seq(WriteAd), io.mem_req.ready && mem.oneHot(i))
   dirtyPick((0 until W).map(i => nextIn(i, Seq(Dirty), dirtyFireOH(i))), io.dirty.fire)
 
   // ---- counters ------------------------------------------------------------------------------
@@ -951,7 +969,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.keyOk := !curValid || Seq(keyR, keyT, keyH).zip(copyFields).flatMap { case (k, fs) =>
       fs.map { case (f, w) => k.elements(f).asUInt(w - 1, 0) === keyNow.elements(f).asUInt(w - 1, 0) }
     }.reduce(_ && _)
-    d.chanOk := Cat(dirtyPick.ok(state.map(_ === Dirty)), mem.ok(state.map(st => issueState(st.asUInt))), respPick.ok(state.map(_ === Done)))
+    d.chanOk := Cat(dirtyPick.ok(state.map(_ === Dirty)), mem.ok(state.map(st => issueState(st.asUInt))) &&
+      (0 until W).map(i => slotWrite(i) === (state(i) === WriteAd)).reduce(_ && _), respPick.ok(state.map(_ === Done)))
     d.decOk := VecInit((0 until W).map(i => goI(i) === goF(i) && (!goI(i) || decR(i).asUInt === decNow(i).asUInt))).asUInt
     for (i <- 0 until W) {
       val x = slot(i)
