@@ -921,7 +921,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
       e.page := (if (keep) page else 0.U)
       e
     }
-    val demandQ = Module(new RegQueue(new AtsSlot(p), p.ptbEntries))
+    // without the Prefetch Unit the head's 32:1 selection of the key feeds the output
+    // register's 68 bits through four copies of the head pointer (`devtlb_ptb32` seed 2's routed
+    // critical path was the head pointer -> the selection -> `ats_req_bits_iova`, 8.18 ns of
+    // routing in 10.14; docs/devtlb.md "FPGA", session 23)
+    val demandQ = Module(new RegQueue(new AtsSlot(p), p.ptbEntries, readCopies = if (keysInQueue) 4 else 0))
     val demandNow = Wire(Valid(new AtsSlot(p)))
     demandNow.valid := alloc
     demandNow.bits.tag := OHToUInt(allocOH)

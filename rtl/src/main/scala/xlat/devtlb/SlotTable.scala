@@ -86,10 +86,20 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
   val wValid = RegInit(VecInit(Seq.fill(p.waiters)(false.B)))
   val waiter = Reg(Vec(p.waiters, new Waiter(p)))
 
-  /** Free demand slots and free waiters, kept as counts so that acceptance does not add up bits. */
-  val demandFree = RegInit(p.ptbEntries.U(log2Ceil(p.ptbEntries + 1).W))
-  val waitFree = RegInit(p.waiters.U(log2Ceil(p.waiters + 1).W))
   private val demandTaken = WireDefault(false.B)
+  /** `lagTake` (`fastWaiters` without the Prefetch Unit): the demand count takes an allocation
+    * a cycle late (`demandTakenR`), and [[demandFree]] subtracts it again, so the value is exact
+    * in every cycle: the merge decision behind `demandTaken` reaches a single register instead
+    * of the count's enable (`devtlb_ptb32` seed 1's routed critical path, docs/devtlb.md "FPGA",
+    * session 23). Not in `devtlb_full`, where synthesis mapped the rest 1 400 LUT4 larger with it.
+    */
+  private val lagTake = fastWaiters && !p.prefetch
+  private val demandTakenR = if (lagTake) RegNext(demandTaken, false.B) else false.B
+  private val demandCount =
+    RegInit(p.ptbEntries.U(log2Ceil(p.ptbEntries + 1).W)).suggestName(if (lagTake) "demandFreeLag" else "demandFree")
+  /** Free demand slots and free waiters, kept as counts so that acceptance does not add up bits. */
+  val demandFree: UInt = if (lagTake) demandCount - demandTakenR.asUInt else demandCount
+  val waitFree = RegInit(p.waiters.U(log2Ceil(p.waiters + 1).W))
   private val demandFreed = WireDefault(false.B)
   private val waiterTaken = WireDefault(false.B)
   private val waiterFreed = WireDefault(false.B)
@@ -399,7 +409,7 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     // input of the cycle; a freed slot or waiter is a candidate from c + 2 anyway), so the room
     // check counts it from c + 2 and never counts one that is not free
     def late(x: Bool): Bool = if (fastWaiters) RegNext(x, false.B) else x
-    demandFree := step(demandFree, late(demandFreed), demandTaken)
+    demandCount := step(demandCount, late(demandFreed), if (lagTake) demandTakenR else demandTaken)
     waitFree := step(waitFree, late(waiterFreed), waiterTaken)
   }
 }
