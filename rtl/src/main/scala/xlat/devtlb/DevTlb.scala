@@ -704,7 +704,6 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val isWant = RegInit(VecInit(Seq.fill(hp)(false.B))).suggestName("pfIsWant")
     val isSid = Reg(UInt(p.sidBits.W)).suggestName("pfIsSid")
     val isPage = Reg(Vec(hp, UInt(p.pageBits.W))).suggestName("pfIsPage")
-    val isSameReq = Reg(Vec(hp, Bool())).suggestName("pfIsSameReq")
     val isSameIss = Reg(Vec(hp, Vec(hp, Bool()))).suggestName("pfIsSameIss")
     /** Candidate j repeats an earlier valid candidate of the trigger (the history may hold a page
       * twice): it shares the first one's fate, held behind its issue or dropped with it.
@@ -731,14 +730,17 @@ class DevTlb(val p: DevTlbParams) extends Module {
       // the request's own slot by `miss`, not `alloc`: a miss that merges found a slot with its
       // key, which the slot compares count already, so the merge decision is not in front
       val inSlot = inSlotOf(j)
-      isWant(j) := trigger && cand.valid && !inPb && !inSlot
       isPage(j) := q
-      isSameReq(j) := kMiss && kReq.sid === t && candIs(j, kReq.iova)
+      val sameReq = kMiss && kReq.sid === t && candIs(j, kReq.iova)
+      // the first earlier candidate with the same page only
+      val dupOf = (0 until hp).map(m => if (m < j) cand.valid && u.candidates(m).valid && candsEq(m, j) &&
+        !(0 until m).map(x => u.candidates(x).valid && candsEq(x, j)).foldLeft(false.B)(_ || _) else false.B)
+      // a candidate held by the request behind or repeating an earlier one is not wanted on its
+      // own: both are known here, so the issue stage's `want` waits only for the issue before it
+      isWant(j) := trigger && cand.valid && !inPb && !inSlot && !sameReq && !dupOf.reduce(_ || _)
       for (m <- 0 until hp) {
         isSameIss(j)(m) := isSid === t && candIs(j, isPage(m))
-        // the first earlier candidate with the same page only
-        isDupOf(j)(m) := (if (m < j) cand.valid && u.candidates(m).valid && candsEq(m, j) &&
-          !(0 until m).map(x => u.candidates(x).valid && candsEq(x, j)).foldLeft(false.B)(_ || _) else false.B)
+        isDupOf(j)(m) := dupOf(m)
       }
     }
     isSid := t
@@ -749,16 +751,19 @@ class DevTlb(val p: DevTlbParams) extends Module {
       f.zip(SlotTable.firstOHCarry(f)).map { case (a, b) => a && !b } }.map(f => SlotTable.firstOHCarry(f) :+ f.reduce(_ || _))
     // issued(n): n of the earlier candidates were issued (one-hot over 0 .. j)
     var issued: Seq[Bool] = Seq(true.B)
+    // the page each free prefetch slot loads (`SlotTable.preloadPf`): the first candidate that
+    // takes it, else the last one, so only `valid` waits for the last candidate's decision
+    val takenBy = Seq.fill(hp - 1)(Wire(Vec(p.prefetchSlots, Bool())))
     for (j <- 0 until hp) {
-      val held = isSameReq(j) || (0 until hp).map(m => isSameIss(j)(m) && issuedR(m)).reduce(_ || _)
-      val dup = (0 until j).map(m => isDupOf(j)(m)).foldLeft(false.B)(_ || _)
-      val want = isWant(j) && !held && !dup
+      val held = (0 until hp).map(m => isSameIss(j)(m) && issuedR(m)).reduce(_ || _)
+      val want = isWant(j) && !held
       val ranked = (0 until p.prefetchSlots + 1).map(b => issued.zipWithIndex.map { case (x, n) => x && kthFree(n)(b) }.reduce(_ || _))
       val issuePf = want && ranked.last
       dropped(j) := want && !ranked.last || (0 until j).map(m => isDupOf(j)(m) && dropped(m)).foldLeft(false.B)(_ || _)
       issuedNow(j) := issuePf
       val oh = Seq.fill(p.ptbEntries)(false.B) ++ ranked.dropRight(1).map(_ && issuePf)
       when(issuePf) { st.allocate(oh, isSid, isPage(j), demand = false) }
+      if (j < hp - 1) takenBy(j) := VecInit(oh.drop(p.ptbEntries))
       allocEvents(1 + j).valid := issuePf
       allocEvents(1 + j).sid := isSid
       allocEvents(1 + j).page := isPage(j)
@@ -770,6 +775,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
       val before = issued :+ false.B
       issued = before.indices.map(n => before(n) && !issuePf || (if (n > 0) before(n - 1) && issuePf else false.B))
     }
+    st.preloadPf(isSid, (0 until p.prefetchSlots).map(b =>
+      (0 until hp - 1).foldRight(isPage(hp - 1))((j, acc) => Mux(takenBy(j)(b), isPage(j), acc))))
   }
   /** The prefetch filter of `issueLater` (whether candidate j of the trigger in respond, cycle t,
     * is covered by the PB, `inPb(j)`, or held by a slot or the trigger's own miss, `inSlot(j)`),

@@ -185,9 +185,17 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
   private def waitsFor(j: Int, i: UInt): Bool =
     if (fastWaiters) Mux(addedOH(j), addedSlotNo === i, waiter(j).slot === i) else waiter(j).slot === i
 
+  /** `fastWaiters` with the Prefetch Unit (`devtlb_full`): the free prefetch slots are preloaded
+    * as the free demand slots are ([[preloadPf]]), so the issue stage's allocation decision sets
+    * `valid` only: it fanned out to every field of the slot it took (`fpga/levels.py
+    * devtlb_full`: the issue stage's want -> the slot's fields, the deepest path after session
+    * 24's other steps).
+    */
+  val pfPreload: Boolean = fastWaiters && p.prefetch
+
   /** Allocate `i` (one-hot over all slots) for (sid, page). */
   def allocate(oh: Seq[Bool], sid: UInt, page: UInt, demand: Boolean): Unit = {
-    if (copyResp && demand) for (i <- 0 until p.slots) when(oh(i)) { valid(i) := true.B }
+    if (copyResp && demand || pfPreload && !demand) for (i <- 0 until p.slots) when(oh(i)) { valid(i) := true.B }
     else for (i <- 0 until p.slots) when(oh(i)) {
       valid(i) := true.B
       slot(i).sid := sid
@@ -212,6 +220,22 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     slot(i).completing := false.B
     slot(i).done := false.B
     slot(i).stale := false.B
+  }
+
+  /** With [[pfPreload]]: every free prefetch slot takes the issue stage's SID, its page
+    * `pages(b)` (the page of the candidate that takes it, if one does) and the flags of a new
+    * slot, in every cycle.
+    */
+  def preloadPf(sid: UInt, pages: Seq[UInt]): Unit = if (pfPreload) for (b <- 0 until p.prefetchSlots) {
+    val i = p.ptbEntries + b
+    when(!valid(i)) {
+      slot(i).sid := sid
+      slot(i).page := pages(b)
+      slot(i).sent := false.B
+      slot(i).completing := false.B
+      slot(i).done := false.B
+      slot(i).stale := false.B
+    }
   }
 
   /** With `copyResp`: every free waiter takes the request in respond (its tag, `write`, and the
