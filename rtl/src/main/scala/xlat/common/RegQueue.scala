@@ -103,7 +103,11 @@ class RegQueue[T <: Data](gen: T, depth: Int, peekSecond: Boolean = false, peekA
     }
   }
   io.count := count
-  io.second.foreach { s => s.valid := count >= 2.U; s.bits := (if (depth == 1) data(0) else data(next(head))) }
+  // the second entry's pointer in a register of its own (head + 1, stepped with the head), so the
+  // selection of the entry does not wait for an increment
+  private val secondPtr = Option.when(peekSecond && depth > 1)(RegInit(next(0.U(ptrBits.W))))
+  secondPtr.foreach(r => when(io.deq.fire) { r := next(r) })
+  io.second.foreach { s => s.valid := count >= 2.U; s.bits := (if (depth == 1) data(0) else data(secondPtr.get)) }
   io.all.foreach { a =>
     var q = head
     for (j <- 0 until depth) { a(j) := data(q); q = next(q) }

@@ -229,7 +229,17 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // its hit vectors are registered), and that may still take a hit-queue place
   private val kKnownHit = Wire(Bool())
   private val sKnownHit = Wire(Bool())
-  private val mayHit = PopCount(held.map(isReq))
+  /** `st.aboveFlags`: whether each stage register holds a request, as registers of their own
+    * (an accepted request is the only operation of its kind, so `c`'s is `req.fire`
+    * registered), for the room check: from the stage registers' `kind` it was a decode in front
+    * of the count of hit-queue places and of the allocation cases.
+    */
+  private val reqIn: Option[Seq[Bool]] = Option.when(st.aboveFlags) {
+    val inC = RegNext(io.req.fire, false.B).suggestName("reqInC")
+    val inK = RegNext(inC, false.B).suggestName("reqInK")
+    Seq(inC, inK, RegNext(inK, false.B).suggestName("reqInS"))
+  }
+  private val mayHit = reqIn.map(PopCount(_)).getOrElse(PopCount(held.map(isReq)))
   // the same rule with the request in pick, whose hit is known last (its registered hit vectors),
   // as the select of a final multiplexer between two compares of registers
   // (the counts compared with constants, no carry chain: free > n for n = 0..3)
@@ -243,9 +253,9 @@ class DevTlb(val p: DevTlbParams) extends Module {
     * request in pick that hits.
     */
   private val kMayAlloc =
-    if (!timing.hitReg) false.B else if (p.registeredChoice) isReq(k) else isReq(k) && !kKnownHit
-  private val cMayAlloc = if (timing.readReg) isReq(c) else false.B
-  private val sMayAlloc = if (timing.selReg) isReq(s) && !sKnownHit else false.B
+    if (!timing.hitReg) false.B else if (reqIn.isDefined) reqIn.get(1) else if (p.registeredChoice) isReq(k) else isReq(k) && !kKnownHit
+  private val cMayAlloc = if (reqIn.isDefined) reqIn.get(0) else if (timing.readReg) isReq(c) else false.B
+  private val sMayAlloc = if (reqIn.isDefined) reqIn.get(2) && !sKnownHit else if (timing.selReg) isReq(s) && !sKnownHit else false.B
   private def above(x: UInt, n: Int): Bool = {
     val y = x.pad(3)
     n match {
@@ -255,7 +265,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
       case 3 => y(y.getWidth - 1, 2).orR
     }
   }
-  private def roomFor(n: Int) = above(st.demandFree, n) && above(st.waitFree, n)
+  private def roomFor(n: Int) =
+    if (st.aboveFlags) st.demandAbove.get(n) && st.waitAbove.get(n) else above(st.demandFree, n) && above(st.waitFree, n)
   private def roomRest(extra: Int) =
     Mux(cMayAlloc && sMayAlloc, roomFor(2 + extra), Mux(cMayAlloc || sMayAlloc, roomFor(1 + extra), roomFor(extra)))
   private val room = Mux(kMayAlloc, roomRest(1), roomRest(0)) && (hitq.io.count +& mayHit) < p.respQueue.U
@@ -535,6 +546,12 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // merge check of the request behind.
   private val allocEvents = Wire(Vec(1 + p.histPages, new SlotAlloc(p)))
   allocEvents.foreach { e => e.valid := false.B; e.sid := req.sid; e.page := req.iova; e.oh := 0.U }
+  /** With `selReg`, from the merge check below: the registered compare parts of the request in
+    * respond with every slot (made in its pick), and the allocations of the cycle before with
+    * their valid bits; the prefetch filter of `issueLater` reads them too.
+    */
+  private var mergeEarlyParts: Option[Vec[Vec[Bool]]] = None
+  private var mergeLast: Option[(Vec[SlotAlloc], Vec[Bool])] = None
   /** The mergeable slot of the request in respond, one-hot. With `selReg` (latency 4) its key is
     * compared with the slot table in pick, a cycle early, from registers, and respond only adds
     * the slots allocated by the operation that responded in between: nothing else changes the
@@ -572,10 +589,20 @@ class DevTlb(val p: DevTlbParams) extends Module {
         (st.mergeable(i) && st.slot(i).sid === keyOf(i).sid) +: eqParts(st.slot(i).page, keyOf(i).iova, cmpChunk)))))
       val early = VecInit(earlyParts.map(_.asUInt.andR))
       val sameAhead = RegNext(kReq.sid === req.sid && kReq.iova === req.iova)
+      /** `registeredChoice` with the Prefetch Unit: the prefetches allocated in the cycle before
+        * respond come from the issue stage's registers (`issueLater`), so their keys are compared
+        * in pick as well and registered (in respond the 68-bit compares were in front of the
+        * merge decision: `fpga/levels.py devtlb_full`, 15.9 weighted levels into `demandFree`).
+        */
+      val pfAhead = p.registeredChoice && p.prefetch
+      val samePfAhead = if (!pfAhead) Nil else (1 to p.histPages).map(j =>
+        RegNext(kReq.sid === allocEvents(j).sid && kReq.iova === allocEvents(j).page).suggestName(s"mergeSamePf_$j"))
       val last = RegNext(allocEvents)
       val lastValid = RegNext(VecInit(allocEvents.map(_.valid)), VecInit(Seq.fill(1 + p.histPages)(false.B)))
+      mergeEarlyParts = Some(earlyParts)
+      mergeLast = Some((last, lastValid))
       val hits = last.zip(lastValid).zipWithIndex.map { case ((e, v), j) =>
-        val same = if (j == 0) sameAhead else e.sid === req.sid && e.page === req.iova
+        val same = if (j == 0) sameAhead else if (pfAhead) samePfAhead(j - 1) else e.sid === req.sid && e.page === req.iova
         Mux(v && same, e.oh, 0.U(p.slots.W))
       }
       VecInit((early.asUInt | hits.reduce(_ | _)).asBools)
@@ -677,7 +704,6 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val isWant = RegInit(VecInit(Seq.fill(hp)(false.B))).suggestName("pfIsWant")
     val isSid = Reg(UInt(p.sidBits.W)).suggestName("pfIsSid")
     val isPage = Reg(Vec(hp, UInt(p.pageBits.W))).suggestName("pfIsPage")
-    val isSameReq = Reg(Vec(hp, Bool())).suggestName("pfIsSameReq")
     val isSameIss = Reg(Vec(hp, Vec(hp, Bool()))).suggestName("pfIsSameIss")
     /** Candidate j repeats an earlier valid candidate of the trigger (the history may hold a page
       * twice): it shares the first one's fate, held behind its issue or dropped with it.
@@ -689,21 +715,32 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val kReq = k.bits.req
     // the request in pick misses (it responds in t + 1, before the issue), from its hit vectors
     val kMiss = isReq(k) && !kKnownHit
+    val (inPbOf, inSlotOf) = filterEarly(u)
+    /** Candidate j's page against `x`, and two candidates' pages against each other, compared for
+      * each page a candidate may be (`PickView`: the newer history write's or the registered one,
+      * both registers) and selected last, so the bypass multiplexer is not in front of the compares.
+      */
+    val view = u.pickView.get
+    def candIs(j: Int, x: UInt): Bool = Mux(view.newHit(j), view.newPage === x, view.candOld(j).bits === x)
+    def candsEq(m: Int, j: Int): Bool = Mux(view.newHit(m), candIs(j, view.newPage), candIs(j, view.candOld(m).bits))
     for (j <- 0 until hp) {
       val cand = u.candidates(j)
       val q = cand.bits
-      val inPb = pb.io.readData.zip(pbValid).map { case (e, v) => v && e.covers(t, q) }.reduce(_ || _)
+      val inPb = inPbOf(j)
       // the request's own slot by `miss`, not `alloc`: a miss that merges found a slot with its
-      // key, which `holding` counts already, so the merge decision is not in front
-      val inSlot = st.holding(t, q).asUInt.orR || miss && req.sid === t && req.iova === q
-      isWant(j) := trigger && cand.valid && !inPb && !inSlot
+      // key, which the slot compares count already, so the merge decision is not in front
+      val inSlot = inSlotOf(j)
       isPage(j) := q
-      isSameReq(j) := kMiss && kReq.sid === t && kReq.iova === q
+      val sameReq = kMiss && kReq.sid === t && candIs(j, kReq.iova)
+      // the first earlier candidate with the same page only
+      val dupOf = (0 until hp).map(m => if (m < j) cand.valid && u.candidates(m).valid && candsEq(m, j) &&
+        !(0 until m).map(x => u.candidates(x).valid && candsEq(x, j)).foldLeft(false.B)(_ || _) else false.B)
+      // a candidate held by the request behind or repeating an earlier one is not wanted on its
+      // own: both are known here, so the issue stage's `want` waits only for the issue before it
+      isWant(j) := trigger && cand.valid && !inPb && !inSlot && !sameReq && !dupOf.reduce(_ || _)
       for (m <- 0 until hp) {
-        isSameIss(j)(m) := isSid === t && isPage(m) === q
-        // the first earlier candidate with the same page only
-        isDupOf(j)(m) := (if (m < j) cand.valid && u.candidates(m).valid && u.candidates(m).bits === q &&
-          !(0 until m).map(x => u.candidates(x).valid && u.candidates(x).bits === q).foldLeft(false.B)(_ || _) else false.B)
+        isSameIss(j)(m) := isSid === t && candIs(j, isPage(m))
+        isDupOf(j)(m) := dupOf(m)
       }
     }
     isSid := t
@@ -714,16 +751,19 @@ class DevTlb(val p: DevTlbParams) extends Module {
       f.zip(SlotTable.firstOHCarry(f)).map { case (a, b) => a && !b } }.map(f => SlotTable.firstOHCarry(f) :+ f.reduce(_ || _))
     // issued(n): n of the earlier candidates were issued (one-hot over 0 .. j)
     var issued: Seq[Bool] = Seq(true.B)
+    // the page each free prefetch slot loads (`SlotTable.preloadPf`): the first candidate that
+    // takes it, else the last one, so only `valid` waits for the last candidate's decision
+    val takenBy = Seq.fill(hp - 1)(Wire(Vec(p.prefetchSlots, Bool())))
     for (j <- 0 until hp) {
-      val held = isSameReq(j) || (0 until hp).map(m => isSameIss(j)(m) && issuedR(m)).reduce(_ || _)
-      val dup = (0 until j).map(m => isDupOf(j)(m)).foldLeft(false.B)(_ || _)
-      val want = isWant(j) && !held && !dup
+      val held = (0 until hp).map(m => isSameIss(j)(m) && issuedR(m)).reduce(_ || _)
+      val want = isWant(j) && !held
       val ranked = (0 until p.prefetchSlots + 1).map(b => issued.zipWithIndex.map { case (x, n) => x && kthFree(n)(b) }.reduce(_ || _))
       val issuePf = want && ranked.last
       dropped(j) := want && !ranked.last || (0 until j).map(m => isDupOf(j)(m) && dropped(m)).foldLeft(false.B)(_ || _)
       issuedNow(j) := issuePf
       val oh = Seq.fill(p.ptbEntries)(false.B) ++ ranked.dropRight(1).map(_ && issuePf)
       when(issuePf) { st.allocate(oh, isSid, isPage(j), demand = false) }
+      if (j < hp - 1) takenBy(j) := VecInit(oh.drop(p.ptbEntries))
       allocEvents(1 + j).valid := issuePf
       allocEvents(1 + j).sid := isSid
       allocEvents(1 + j).page := isPage(j)
@@ -735,7 +775,76 @@ class DevTlb(val p: DevTlbParams) extends Module {
       val before = issued :+ false.B
       issued = before.indices.map(n => before(n) && !issuePf || (if (n > 0) before(n - 1) && issuePf else false.B))
     }
+    st.preloadPf(isSid, (0 until p.prefetchSlots).map(b =>
+      (0 until hp - 1).foldRight(isPage(hp - 1))((j, acc) => Mux(takenBy(j)(b), isPage(j), acc))))
   }
+  /** The prefetch filter of `issueLater` (whether candidate j of the trigger in respond, cycle t,
+    * is covered by the PB, `inPb(j)`, or held by a slot or the trigger's own miss, `inSlot(j)`),
+    * compared in pick (cycle t - 1) from registers and registered, as the merge check is
+    * (`mergeOH`): in one cycle the chain was the history bypass -> the candidate's page -> its
+    * compares with the 48 slots and the 8 PB entries -> their OR -> `pfIsWant`
+    * (`fpga/levels.py devtlb_full`: 16.0 weighted levels, the deepest path). The same results:
+    *  - pick knows the candidate but for the history write of the operation in respond then
+    *    (`PickView`): candidate j is that write's page `newPage` (when `newHit(j)`), or `candK(j)`
+    *    as pick saw it; both are compared and respond selects the result;
+    *  - `candK` with the slots, in registered parts (SID with the slot's mergeable bit, shared by
+    *    the candidates; the page in 8-bit chunks; the PB likewise); between t - 1 and t the
+    *    mergeable slots change only by the allocations of cycle t - 1 (the demand slot of the
+    *    request in respond then, the issue stage's prefetches: `mergeLast` in t), compared in
+    *    respond (no completion or invalidation responds in t - 1 in front of a request, the drain
+    *    frees done slots only, and the PB changes by those alone);
+    *  - `newPage` is the page of the request in respond in t - 1, which allocated a slot for it:
+    *    its pages' compare with every slot is the merge check's, made in t - 2 and registered
+    *    (`mergeEarlyParts`), so only the SID differs (the trigger's successor, whose compare is
+    *    shared with `candK`'s); the slots allocated in t - 2 (`mergeLast` in t - 1) and t - 1
+    *    (`mergeLast` in t: that request's own slot and the issue stage's prefetches) are compared
+    *    apart; the PB and the trigger's own miss are compared whole (one page).
+    */
+  private def filterEarly(u: PrefetchUnit): (Seq[Bool], Seq[Bool]) = {
+    val hp = p.histPages
+    val v = u.pickView.get
+    val kT = v.succK
+    val t = u.succ.bits
+    val (early, (last, lastValid)) = (mergeEarlyParts.get, mergeLast.get)
+    val chunk = 8
+    val low = 9.min(p.pageBits)
+    def hiOf(x: UInt): UInt = x(p.pageBits - 1, low)
+    // pick: the successor's SID against every mergeable slot, the candidates' pages in parts
+    val sidEqR = RegNext(VecInit((0 until p.slots).map(i => st.mergeable(i) && st.slot(i).sid === kT)))
+    val slotPartsR = RegNext(VecInit(v.candK.map(c => VecInit((0 until p.slots).map(i =>
+      VecInit(eqParts(st.slot(i).page, c.bits, chunk)))))))
+    // the PB: SID with the valid bit, the low 9 page bits (ignored by a 2 MiB entry), the rest
+    val pbE = pb.io.readData.zip(pbValid)
+    val pbSidR = RegNext(VecInit(pbE.map { case (e, ok) => ok && e.sid === kT }))
+    val pbLowR = RegNext(VecInit(v.candK.map(c => VecInit(pbE.map { case (e, _) =>
+      VecInit(eqParts(e.page(low - 1, 0), c.bits(low - 1, 0), chunk)) }))))
+    val pbHighR = RegNext(VecInit(v.candK.map(c => VecInit(pbE.map { case (e, _) =>
+      VecInit(if (p.pageBits > low) eqParts(hiOf(e.page), hiOf(c.bits), chunk) else Seq(true.B)) }))))
+    // pick: the newer write's page (that of the request in respond now)
+    val newK = s.bits.req
+    val pbNewR = RegNext(pbE.map { case (e, ok) => ok && e.covers(kT, newK.iova) }.reduce(_ || _))
+    val newPageEqR = RegNext(VecInit(early.map(x => x.drop(1).reduce(_ && _))))
+    val allocOHs = last.zip(lastValid).map { case (e, ok) => Mux(ok, e.oh, 0.U) }.reduce(_ | _)
+    val recentR = RegNext(allocOHs)
+    val newInLastR = RegNext(last.zip(lastValid).map { case (e, ok) => ok && e.sid === kT && e.page === newK.iova }.reduce(_ || _))
+    // respond
+    val pbBig = pbE.map(_._1.big)
+    val inPb = (0 until hp).map { j =>
+      val raw = (0 until pbN).map(e => pbSidR(e) && (pbBig(e) || pbLowR(j)(e).asUInt.andR) && pbHighR(j)(e).asUInt.andR).reduce(_ || _)
+      Mux(v.newHit(j), pbNewR, raw)
+    }
+    val lastHolds = (x: UInt) => last.zip(lastValid).map { case (e, ok) => ok && e.sid === t && e.page === x }.reduce(_ || _)
+    val slotNew = (0 until p.slots).map(i => sidEqR(i) && newPageEqR(i) && !recentR(i)).reduce(_ || _) ||
+      newInLastR || lastHolds(v.newPage)
+    val inSlot = (0 until hp).map { j =>
+      val c = v.candOld(j).bits
+      val raw = (0 until p.slots).map(i => sidEqR(i) && slotPartsR(j)(i).asUInt.andR).reduce(_ || _) || lastHolds(c)
+      val own = Mux(v.newHit(j), req.sid === t && req.iova === v.newPage, req.sid === t && req.iova === c)
+      Mux(v.newHit(j), slotNew, raw) || miss && own
+    }
+    (inPb, inSlot)
+  }
+
   // completion: its translation, its waiters, and the fill of the DevTLB or the PB
   private val comp = s.bits.comp
   private val cSlot = comp.tag
@@ -925,7 +1034,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
     // register's 68 bits through four copies of the head pointer (`devtlb_ptb32` seed 2's routed
     // critical path was the head pointer -> the selection -> `ats_req_bits_iova`, 8.18 ns of
     // routing in 10.14; docs/devtlb.md "FPGA", session 23)
-    val demandQ = Module(new RegQueue(new AtsSlot(p), p.ptbEntries, readCopies = if (keysInQueue) 4 else 0))
+    val demandQ = Module(new RegQueue(new AtsSlot(p), p.ptbEntries, readCopies = if (keysInQueue) 4 else 0,
+      peekSecond = !keysInQueue))
     val demandNow = Wire(Valid(new AtsSlot(p)))
     demandNow.valid := alloc
     demandNow.bits.tag := OHToUInt(allocOH)
@@ -935,7 +1045,10 @@ class DevTlb(val p: DevTlbParams) extends Module {
     demandQ.io.enq.valid := demandIn.valid
     demandQ.io.enq.bits := entry(demandIn.bits.tag, demandIn.bits.sid, demandIn.bits.page, keysInQueue)
     when(demandIn.valid) { demandKeys.get.write(demandIdx(demandIn.bits.tag), Cat(demandIn.bits.sid, demandIn.bits.page)) }
-    val pfq = new MultiPushQueue(new AtsSlot(p), p.prefetchSlots.max(1), "pfq")
+    // with the Prefetch Unit the head in a register (read at it: the prefetch keys' RAMs and the
+    // register naming a slot's RAM; the 16:1 selection by the head pointer was in front of them,
+    // `fpga/levels.py devtlb_full` 13.6 into `ats_req_bits_iova`)
+    val pfq = new MultiPushQueue(new AtsSlot(p), p.prefetchSlots.max(1), "pfq", headReg = p.prefetch)
     val pfIn = pfPushes.map(Stage(_, true))
     pfq.push(pfIn.map { x =>
       val y = Wire(Valid(new AtsSlot(p)))
@@ -949,10 +1062,23 @@ class DevTlb(val p: DevTlbParams) extends Module {
         pfKeyRam.foreach(_(pfIdx(x.bits.tag)) := j.U)
       }
     })
-    val d = demandQ.io.deq.bits
-    atsOut(demandQ, pfq, (n: AtsSlot) => (n.tag, n.sid, n.page), Option.when(!keysInQueue)((takeDemand: Bool) => {
-      val (sid, page) = splitKey(Mux(takeDemand, demandKeys.get(demandIdx(d.tag)), pfKeyAt(pfq.head.tag)))
-      (Mux(takeDemand, d.tag, pfq.head.tag), sid, page)
+    /** With the Prefetch Unit, the demand queue's head slot number in a register of its own,
+      * loaded with the entry that becomes the head (the one behind it at a dequeue, the entry
+      * written into an empty queue), so that the keys' RAM is read at a register: the queue's
+      * 32:1 selection by its head pointer was in front of the read (`fpga/levels.py
+      * devtlb_full`: 15.0 weighted levels into `ats_req_bits_iova`). The same value whenever the
+      * queue is not empty.
+      */
+    val headTag = Option.when(!keysInQueue) {
+      val r = Reg(UInt(p.atsTagBits.W)).suggestName("demandHeadTag")
+      val second = demandQ.io.second.get
+      r := Mux(demandQ.io.deq.fire, Mux(second.valid, second.bits.tag, demandQ.io.enq.bits.tag),
+        Mux(demandQ.io.deq.valid, r, demandQ.io.enq.bits.tag))
+      r
+    }
+    atsOut(demandQ, pfq, (n: AtsSlot) => (n.tag, n.sid, n.page), headTag.map(d => (takeDemand: Bool) => {
+      val (sid, page) = splitKey(Mux(takeDemand, demandKeys.get(demandIdx(d)), pfKeyAt(pfq.head.tag)))
+      (Mux(takeDemand, d, pfq.head.tag), sid, page)
     }))
   }
   /** The ATS output register, loaded from the queue heads (`fields` of the head taken, or

@@ -30,8 +30,17 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
   // ---- reset sweep -------------------------------------------------------------------------
   private val sweepN = p.predictorEntries.max(p.historyEntries)
   private val sweepIdx = RegInit(0.U(log2Ceil(sweepN + 1).W))
-  /** True until every table entry has been cleared after reset. */
-  val busy: Bool = sweepIdx =/= sweepN.U
+  /** True until every table entry has been cleared after reset. With `registeredChoice` a
+    * register of its own (the same value: it falls when the index steps onto `sweepN`), so the
+    * acceptance logic does not wait for an 11-bit compare.
+    */
+  val busy: Bool =
+    if (!p.registeredChoice) sweepIdx =/= sweepN.U
+    else {
+      val r = RegInit(true.B).suggestName("sweepBusy")
+      r := r && sweepIdx =/= (sweepN - 1).U
+      r
+    }
   when(busy) { sweepIdx := sweepIdx + 1.U }
 
   // ---- delay line and predictor (acceptance cycle) -----------------------------------------
@@ -79,12 +88,18 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
   val candidates = Wire(Vec(p.histPages, Valid(UInt(p.pageBits.W))))
   val ownPtr = Wire(UInt(ptrBits.W))
 
+  /** `registeredChoice`: the candidates as the pick stage can know them, for a prefetch filter
+    * compared a cycle early ([[PickView]]); set by [[lookup]].
+    */
+  var pickView: Option[PickView] = None
+
   /** `matchSid`: the SID of the request in the match stage; `respondSid` that of respond. */
   def lookup(matchSid: UInt, respondSid: UInt): Unit = {
     val predM = Stage.carry(predRead, timing.readReg)
     val succM = predM(p.sidBits - 1, 0)
     val succIdxM = idx(succM, p.historyEntries)
-    val rawPages = pages.map(m => toRespond(m.read(succIdxM)))
+    // `registeredChoice` reads the same port below, registered once (in pick)
+    val rawPages = if (p.registeredChoice) Nil else pages.map(m => toRespond(m.read(succIdxM)))
     val rawPtr = ptrs.map(m => toRespond(m.read(idx(matchSid, p.historyEntries)))).getOrElse(0.U(ptrBits.W))
     succ.valid := toRespond(predM(p.sidBits))
     succ.bits := toRespond(succM)
@@ -92,22 +107,9 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
     val ownIdx = idx(respondSid, p.historyEntries)
     // oldest write first: a newer write of the same entry and slot overrides it
     val ordered = recs.reverse
-    /** Each write's entry against the successor's. With `registeredChoice` compared in pick and
-      * registered (the successor is known there, and so are both writes' entries: the older is
-      * the record of the cycle before, the newer the entry of the request then in respond), so
-      * that respond's candidates, which the prefetch filter compares with every slot, are two
-      * multiplexers behind registers (`fpga/levels.py devtlb_full`).
-      */
-    val sameIdx: Seq[() => Bool] =
-      if (!p.registeredChoice) ordered.map(r => () => r.index === succIdx)
-      else {
-        require(toRespondDepth == 2, "the early history compare needs the match and pick registers")
-        val succIdxK = Stage.carry(idx(succM, p.historyEntries), timing.hitReg)
-        val older = RegNext(recs(0).index === succIdxK)
-        val newer = RegNext(idx(respondSid, p.historyEntries) === succIdxK)
-        Seq(() => older, () => newer)
-      }
-    for (j <- 0 until p.histPages) {
+    if (!p.registeredChoice) for (j <- 0 until p.histPages) {
+      // each write's entry against the successor's
+      val sameIdx: Seq[() => Bool] = ordered.map(r => () => r.index === succIdx)
       val base = Wire(Valid(UInt(p.pageBits.W)))
       base.valid := rawPages(j)(p.pageBits)
       base.bits := rawPages(j)(p.pageBits - 1, 0)
@@ -118,6 +120,38 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
         n.bits := Mux(hit, r.page, c.bits)
         n
       }
+    } else {
+      /** The older write (the record of the cycle before respond) is the newest write the pick
+        * stage sees, so pick applies it (`candK`) and respond only the newer one (`newHit`), the
+        * write of the operation in respond during pick: the same fold, cut at its register. Each
+        * write's entry is compared with the successor's a stage early and registered (the
+        * successor is known there, and so is the write's entry: the older is the write of the
+        * operation in respond during match, the newer that of the operation in respond during
+        * pick), so the candidates, which the prefetch filter's results follow, are one
+        * multiplexer behind registers (`fpga/levels.py devtlb_full`).
+        */
+      require(toRespondDepth == 2, "the early history compare needs the match and pick registers")
+      val succK = Stage.carry(succM, timing.hitReg)
+      val newer = RegNext(idx(respondSid, p.historyEntries) === idx(succK, p.historyEntries))
+      val sameOldK = RegNext(rec.index === succIdxM)
+      val candK = VecInit((0 until p.histPages).map { j =>
+        val base = Wire(Valid(UInt(p.pageBits.W)))
+        val raw = Stage.carry(pages(j).read(succIdxM), timing.hitReg)
+        base.valid := raw(p.pageBits)
+        base.bits := raw(p.pageBits - 1, 0)
+        val hit = recs(0).valid && sameOldK && recs(0).slot === j.U
+        val n = Wire(Valid(UInt(p.pageBits.W)))
+        n.valid := base.valid || hit
+        n.bits := Mux(hit, recs(0).page, base.bits)
+        n
+      })
+      val candOld = RegNext(candK)
+      val newHit = VecInit((0 until p.histPages).map(j => recs(0).valid && newer && recs(0).slot === j.U))
+      for (j <- 0 until p.histPages) {
+        candidates(j).valid := candOld(j).valid || newHit(j)
+        candidates(j).bits := Mux(newHit(j), recs(0).page, candOld(j).bits)
+      }
+      pickView = Some(PickView(succK, candK, candOld, newHit, recs(0).page))
     }
     ownPtr := ordered.foldLeft(rawPtr)((c, r) => Mux(r.valid && r.index === ownIdx, nextPtr(r.slot), c))
   }
@@ -138,6 +172,13 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
     ptrs.foreach(m => when(sweepHist || en) { m.write(at, Mux(sweepHist, 0.U, nextPtr(ownPtr))) })
   }
 }
+
+/** `registeredChoice`: the prefetch candidates seen from the pick stage. `succK`, `candK`: the
+  * successor and the candidates in pick, with every history write but the newest applied (the
+  * write of the operation in respond at the time); in respond `candOld` is `candK` registered,
+  * and candidate j is the newest write's page `newPage` when `newHit(j)`, else `candOld(j)`.
+  */
+case class PickView(succK: UInt, candK: Vec[Valid[UInt]], candOld: Vec[Valid[UInt]], newHit: Vec[Bool], newPage: UInt)
 
 /** A history write on its way past the reads that did not see it. */
 class HistWrite(p: DevTlbParams, ptrBits: Int) extends Bundle {

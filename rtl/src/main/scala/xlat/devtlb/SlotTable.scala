@@ -100,6 +100,17 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
   /** Free demand slots and free waiters, kept as counts so that acceptance does not add up bits. */
   val demandFree: UInt = if (lagTake) demandCount - demandTakenR.asUInt else demandCount
   val waitFree = RegInit(p.waiters.U(log2Ceil(p.waiters + 1).W))
+  /** `fastWaiters` with the Prefetch Unit (`devtlb_full`): `demandFree > n` and `waitFree > n`
+    * for n < [[aboveN]] as registers beside the counts, stepped with them (a count's +1 moves
+    * the flags up by one, its -1 down), so the room check in front of `req_ready` reads a flag
+    * per case instead of comparing the counts (`fpga/levels.py devtlb_full`: `req_ready` ->
+    * the delay line's `lineFull`, 15.5 weighted levels).
+    */
+  val aboveFlags: Boolean = fastWaiters && p.prefetch && !lagTake
+  val aboveN = 4
+  private def aboveInit(n: Int) = RegInit(VecInit((0 until aboveN).map(i => (n > i).B)))
+  val demandAbove: Option[Vec[Bool]] = Option.when(aboveFlags)(aboveInit(p.ptbEntries).suggestName("demandAbove"))
+  val waitAbove: Option[Vec[Bool]] = Option.when(aboveFlags)(aboveInit(p.waiters).suggestName("waitAbove"))
   private val demandFreed = WireDefault(false.B)
   private val waiterTaken = WireDefault(false.B)
   private val waiterFreed = WireDefault(false.B)
@@ -174,9 +185,17 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
   private def waitsFor(j: Int, i: UInt): Bool =
     if (fastWaiters) Mux(addedOH(j), addedSlotNo === i, waiter(j).slot === i) else waiter(j).slot === i
 
+  /** `fastWaiters` with the Prefetch Unit (`devtlb_full`): the free prefetch slots are preloaded
+    * as the free demand slots are ([[preloadPf]]), so the issue stage's allocation decision sets
+    * `valid` only: it fanned out to every field of the slot it took (`fpga/levels.py
+    * devtlb_full`: the issue stage's want -> the slot's fields, the deepest path after session
+    * 24's other steps).
+    */
+  val pfPreload: Boolean = fastWaiters && p.prefetch
+
   /** Allocate `i` (one-hot over all slots) for (sid, page). */
   def allocate(oh: Seq[Bool], sid: UInt, page: UInt, demand: Boolean): Unit = {
-    if (copyResp && demand) for (i <- 0 until p.slots) when(oh(i)) { valid(i) := true.B }
+    if (copyResp && demand || pfPreload && !demand) for (i <- 0 until p.slots) when(oh(i)) { valid(i) := true.B }
     else for (i <- 0 until p.slots) when(oh(i)) {
       valid(i) := true.B
       slot(i).sid := sid
@@ -201,6 +220,22 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     slot(i).completing := false.B
     slot(i).done := false.B
     slot(i).stale := false.B
+  }
+
+  /** With [[pfPreload]]: every free prefetch slot takes the issue stage's SID, its page
+    * `pages(b)` (the page of the candidate that takes it, if one does) and the flags of a new
+    * slot, in every cycle.
+    */
+  def preloadPf(sid: UInt, pages: Seq[UInt]): Unit = if (pfPreload) for (b <- 0 until p.prefetchSlots) {
+    val i = p.ptbEntries + b
+    when(!valid(i)) {
+      slot(i).sid := sid
+      slot(i).page := pages(b)
+      slot(i).sent := false.B
+      slot(i).completing := false.B
+      slot(i).done := false.B
+      slot(i).stale := false.B
+    }
   }
 
   /** With `copyResp`: every free waiter takes the request in respond (its tag, `write`, and the
@@ -411,6 +446,11 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     def late(x: Bool): Bool = if (fastWaiters) RegNext(x, false.B) else x
     demandCount := step(demandCount, late(demandFreed), if (lagTake) demandTakenR else demandTaken)
     waitFree := step(waitFree, late(waiterFreed), waiterTaken)
+    // the top flag's -1 compares the count itself (count > aboveN)
+    def stepAbove(f: Vec[Bool], x: UInt, up: Bool, down: Bool): Unit = for (n <- 0 until aboveN)
+      f(n) := Mux(up === down, f(n), Mux(up, if (n == 0) true.B else f(n - 1), if (n + 1 < aboveN) f(n + 1) else x > (n + 1).U))
+    demandAbove.foreach(stepAbove(_, demandCount, late(demandFreed), demandTaken))
+    waitAbove.foreach(stepAbove(_, waitFree, late(waiterFreed), waiterTaken))
   }
 }
 
@@ -445,8 +485,13 @@ object SlotTable {
 
 /** A FIFO that takes several entries a cycle (in order) and gives one; the owner never pushes
   * more than it has room for (each prefetch slot is queued at most once).
+  *
+  * `headReg`: [[head]] is a register of its own, loaded with the entry that becomes the head (the
+  * one behind it at a pop, the first pushed into an empty queue), instead of a selection over
+  * the entries by the head pointer: the same value whenever the queue is not empty, for an
+  * owner that reads a memory at the head (docs/devtlb.md "FPGA", session 24).
   */
-class MultiPushQueue[T <: Data](gen: T, depth: Int, name: String) {
+class MultiPushQueue[T <: Data](gen: T, depth: Int, name: String, headReg: Boolean = false) {
   private val ptrBits = log2Ceil(depth).max(1)
   // named, so that the proofs' views of the queue find its registers
   private val data = Reg(Vec(depth, gen)).suggestName(s"${name}Data")
@@ -459,9 +504,12 @@ class MultiPushQueue[T <: Data](gen: T, depth: Int, name: String) {
   private val popped = WireDefault(false.B)
   private val pushed = WireDefault(0.U(log2Ceil(depth + 8).W))
   val valid: Bool = count =/= 0.U
-  val head: T = data(headPtr)
+  private val headR = if (headReg) Some(Reg(gen).suggestName(s"${name}HeadEntry")) else None
+  val head: T = headR.getOrElse(data(headPtr))
+  private var pushes: Seq[Valid[T]] = Nil
 
   def push(xs: Seq[Valid[T]]): Unit = {
+    pushes = xs
     val tail = add(headPtr, count)
     var offset = 0.U(log2Ceil(xs.size + 1).W)
     for (x <- xs) {
@@ -475,5 +523,9 @@ class MultiPushQueue[T <: Data](gen: T, depth: Int, name: String) {
     popped := en
     when(en) { headPtr := add(headPtr, 1.U) }
     count := count + pushed - popped.asUInt
+    headR.foreach { r =>
+      val first = PriorityMux(pushes.map(_.valid) :+ true.B, pushes.map(_.bits) :+ r)
+      r := Mux(en, Mux(count > 1.U, data(add(headPtr, 1.U)), first), Mux(count =/= 0.U, r, first))
+    }
   }
 }
