@@ -35,7 +35,8 @@ Every decision is in the doc; the short names used below:
   2M entry  {asid, vpn2m, ppn (4K frame of the base), w, u, x, d, perforated, filter,
              pdPpn (PD page: shadow page = pdPpn + 1), up (w, u, x of PML4E & PDPTE)}
                                                               set = vpn2m mod sets2m
-  bitmap    {word index = frame >> 6, word}                   fully associative
+  bitmap    {word index = frame >> 6, word}                   fully associative (bitmapSets
+             1), or set = (vpn >> 6) mod bitmapSets: virtually indexed, physically tagged
   PWC       {asid, kind L3 | L2 | L1 | S, prefix, next table ppn, w, u, x accumulated}
              L3 = PML4E (prefix vpn >> 27), L2 = PDPTE (vpn >> 18), L1 = PDE pointer
              (vpn >> 9), S = shadow entry (vpn >> 9)          fully associative
@@ -104,6 +105,10 @@ class PerforatedParams:
     respQueue: int = 8
     invalPending: int = 2
     formalPorts: bool = False
+    # decided 2026-11-30 (issue 11's eval targets): sets of the bitmap word cache; 1 is the
+    # fully associative flop array, more is a set-associative, virtually indexed, physically
+    # tagged cache (docs "Where the bitmap words live")
+    bitmapSets: int = 1
 
     def __post_init__(self):
         def rng(name, lo, hi, pow2=False):
@@ -112,7 +117,17 @@ class PerforatedParams:
         rng("ways4k", 1, 16)
         rng("sets2m", 1, 256, True)
         rng("ways2m", 1, 16)
-        rng("bitmapEntries", 1, 64)
+        rng("bitmapSets", 1, 1024, True)
+        if self.bitmapSets == 1:
+            rng("bitmapEntries", 1, 64)
+        else:
+            rng("bitmapEntries", 2, 8192, True)
+            if not 1 <= self.bitmapEntries // self.bitmapSets <= 16 or \
+                    self.bitmapEntries % self.bitmapSets:
+                raise ValueError(f"bitmapEntries / bitmapSets (the bitmap cache's ways) must be "
+                                 f"1..16, got {self.bitmapEntries} / {self.bitmapSets}")
+            if self.storage != "sram" or self.latency != 4:
+                raise ValueError("bitmapSets > 1 needs storage = sram and latency = 4")
         rng("pwcEntries", 0, 64)
         rng("walkers", 1, 8)
         rng("asidBits", 1, 16)
@@ -142,6 +157,10 @@ class PerforatedParams:
             else:
                 kw[k] = int(v)
         return cls(**kw)
+
+    @property
+    def bitmapWays(self) -> int:
+        return self.bitmapEntries // self.bitmapSets
 
     @property
     def ppnBits(self) -> int:
@@ -391,7 +410,7 @@ class PerforatedModel:
         p = self.p
         self.a4k = SetAssoc(p.sets4k, p.ways4k)
         self.a2m = SetAssoc(p.sets2m, p.ways2m)
-        self.bitmap = SetAssoc(1, p.bitmapEntries)
+        self.bitmap = SetAssoc(p.bitmapSets, p.bitmapWays)
         self.pwc = SetAssoc(1, p.pwcEntries) if p.pwcEntries else None
         self.walks: list[Walk | None] = [None] * p.walkers
         # requests that need memory and found every slot busy, in order (docs "Acceptance")
@@ -500,10 +519,17 @@ class PerforatedModel:
         if self.a2m.fill(e.vpn2m % self.p.sets2m, e) is not None:
             self._count("evictions2m")
 
+    def _bitmap_set(self, vpn: int) -> int:
+        """The bitmap cache's set: from the request's VA (its 64-page chunk), not from the
+        frame, so that the RTL reads the set in parallel with the arrays (docs "Where the
+        bitmap words live").  Two VAs over one frame may cache its word twice (harmless: the
+        words are read-only, and kind 3 clears the whole cache when it has sets)."""
+        return (vpn >> 6) % self.p.bitmapSets
+
     def _fill_bitmap(self, walk: Walk, index: int, word: int) -> None:
         if walk.stale:
             return
-        if self.bitmap.fill(0, EBitmap(index, word)) is not None:
+        if self.bitmap.fill(self._bitmap_set(walk.req.vpn), EBitmap(index, word)) is not None:
             self._count("bitmapEvictions")
 
     def _fill_pwc(self, walk: Walk, kind: str, ppn: int, perm: tuple) -> None:
@@ -525,12 +551,13 @@ class PerforatedModel:
                 return e
         return None
 
-    def _lookup_bitmap(self, index: int):
+    def _lookup_bitmap(self, vpn: int, index: int):
         self._count("bitmapLookups")
-        w, e = self.bitmap.lookup(0, index)
+        s = self._bitmap_set(vpn)
+        w, e = self.bitmap.lookup(s, index)
         if e is None:
             return None
-        self.bitmap.touch(0, w)
+        self.bitmap.touch(s, w)
         self._count("bitmapHits")
         return e.word
 
@@ -572,7 +599,7 @@ class PerforatedModel:
                                      "perforated, filter bit 0")
         frame = e.ppn + off
         index = self._bitmap_index(frame)
-        word = self._lookup_bitmap(index)
+        word = self._lookup_bitmap(req.vpn, index)
         if word is None:
             if walk is None:
                 walk = self._take_slot(req, serial, source)
@@ -796,7 +823,12 @@ class PerforatedModel:
             if self.pwc:
                 self.pwc.remove(lambda e: e.asid == asid)
         else:
-            self.bitmap.remove(lambda e: e.index >> 3 == frame)
+            if self.p.bitmapSets > 1:
+                # a set-associative cache is indexed by VA: a frame's words cannot be found
+                # by PA, so every word goes (the safe side of "drops its bitmap words")
+                self.bitmap.remove(lambda e: True)
+            else:
+                self.bitmap.remove(lambda e: e.index >> 3 == frame)
             self.a2m.remove(lambda e: e.ppn >> 9 == frame)
         for w in self.walks:
             if w is not None and not w.stale:

@@ -232,6 +232,41 @@ def test_inval_kind3_drops_bitmap_words_and_2m_entries_of_the_frame():
     assert r.source == SRC_WALK
 
 
+def test_set_associative_bitmap_cache_va_index_alias_and_kind3():
+    """bitmapSets > 1 (docs "The bitmap word cache's size", 2026-11-30): the set of a word is
+    the request's 64-page VA chunk, (vpn >> 6) mod bitmapSets, the tag its frame-word index; two
+    VAs over one frame cache its word twice (one per set, harmless); kind 3 clears every word
+    (a VA-indexed cache cannot find a frame's words), kinds 1 and 2 keep them."""
+    m = PerforatedMachine(8)
+    rec = m.map_perforated(ASID, V2, list(range(0, 512, 64)))   # every filter bit set
+    m.map_perforated(2, V2 + 3, list(range(0, 512, 64)), ppn2m=rec.ppn2m)   # an alias
+    other = m.map_perforated(ASID, V2 + 1, list(range(0, 512, 64)))
+    t = model_for(m, bitmapEntries=64, bitmapSets=16)
+    assert t.p.bitmapWays == 4
+    b, ba, b1 = V2 << 9, (V2 + 3) << 9, (V2 + 1) << 9
+    r = t.translate(req(m, b + 65))                     # walk, PD leaf, word 1 read
+    assert [q.kind for q in r.reads][-1] == "bitmap"
+    s = ((b + 65) >> 6) % 16
+    assert [(e.index, si) for si, row in enumerate(t.bitmap.rows) for e in row if e] == \
+        [(((rec.ppn2m + 64) >> 6), s)]
+    r = t.translate(req(m, b + 66))                     # the same word: a hit in that set
+    assert (r.source, r.memReads) == (SRC_PERF, 0)
+    r = t.translate(req(m, ba + 66, asid=2))            # alias: another set, its own read
+    assert [q.kind for q in r.reads][-1] == "bitmap"
+    sets = sorted(si for si, row in enumerate(t.bitmap.rows) for e in row if e)
+    assert sets == sorted([s, ((ba + 66) >> 6) % 16]) and len(t.bitmap_words()) == 2
+    assert len({w.index for w in t.bitmap_words()}) == 1
+    t.translate(req(m, b1 + 70))
+    t.run([dict(inval=INV_ASID, asid=ASID), dict(inval=INV_PAGE, asid=ASID, vpn=b + 65)])
+    assert len(t.bitmap_words()) == 3                   # physical: kinds 1 and 2 keep them
+    t.run([dict(inval=INV_FRAME, frame=other.ppn2m >> 9)])
+    assert t.bitmap_words() == []                       # every word, not only the frame's
+    with pytest.raises(ValueError, match="bitmapSets > 1 needs storage = sram and latency = 4"):
+        PerforatedParams(bitmapEntries=64, bitmapSets=16, storage="flops")
+    with pytest.raises(ValueError, match="ways"):
+        PerforatedParams(bitmapEntries=64, bitmapSets=2)
+
+
 def test_inval_kinds_0_1_2():
     m = PerforatedMachine(8)
     for a in (1, 2):
