@@ -214,6 +214,9 @@ def test_illegal_walker_parameter_is_one_clear_line(tmp_path, args, names):
         (["invalPending=0"], "invalPending"),
         (["storage=sram", "latency=1"], "latency"),
         (["perforation=maybe"], "perforation"),
+        (["bitmapSets=3"], "bitmapSets"),
+        (["bitmapSets=2", "bitmapEntries=64"], "bitmapSets"),
+        (["bitmapSets=16", "bitmapEntries=64", "storage=flops"], "bitmapSets"),
     ],
 )
 def test_illegal_perforated_parameter_is_one_clear_line(tmp_path, args, names):
@@ -385,7 +388,7 @@ DEVTLB = {"pfSlots": 0, "waitEntries": 0, "respQueue": 4, "invalPending": 4, "re
           "latency": 4}
 # docs/perforated-l2tlb.md's **decided** rows, as for DevTlb
 PERFORATED = {"idBits": 4, "paBits": 52, "latency": 4, "respQueue": 8, "invalPending": 2,
-              "formalPorts": False}
+              "formalPorts": False, "bitmapSets": 1}
 NAMED = {
     "babelfish_l1": ("babelfish", {}),
     "babelfish_l1_noshare": ("babelfish", {"sharing": False}),
@@ -416,8 +419,10 @@ NAMED = {
                                  "ppnBits": 21, "ptbEntries": 2, "pbEntries": 2, "histDistance": 2,
                                  "predictorEntries": 4, "historyEntries": 4, "tagBits": 2,
                                  "respQueue": 2, "invalPending": 2, "formalPorts": True}),
-    "perforated_default": ("perforated", PERFORATED),
-    "perforated_off": ("perforated", {**PERFORATED, "perforation": False}),
+    # docs/perforated-l2tlb.md: the 2 048-word set-associative bitmap cache (2026-11-30)
+    "perforated_default": ("perforated", {**PERFORATED, "bitmapEntries": 2048, "bitmapSets": 512}),
+    "perforated_off": ("perforated", {**PERFORATED, "perforation": False, "bitmapEntries": 2048,
+                                      "bitmapSets": 512}),
     "perforated_flops": ("perforated", {**PERFORATED, "storage": "flops", "sets4k": 16, "ways4k": 4,
                                         "sets2m": 4, "ways2m": 2, "bitmapEntries": 8, "pwcEntries": 8}),
     "perforated_formal": ("perforated", {**PERFORATED, "storage": "flops", "sets4k": 2, "ways4k": 2,

@@ -184,8 +184,8 @@ class PerforatedParams:
 # The named configurations of docs/perforated-l2tlb.md ("Named configurations"): what each
 # changes from the defaults (the generator's xlat.perforated configurations must match).
 NAMED_CONFIGS = {
-    "perforated_default": {},
-    "perforated_off": {"perforation": False},
+    "perforated_default": {"bitmapEntries": 2048, "bitmapSets": 512},
+    "perforated_off": {"perforation": False, "bitmapEntries": 2048, "bitmapSets": 512},
     "perforated_flops": {"storage": "flops", "sets4k": 16, "ways4k": 4, "sets2m": 4,
                          "ways2m": 2, "bitmapEntries": 8, "pwcEntries": 8},
     "perforated_formal": {"storage": "flops", "sets4k": 2, "ways4k": 2, "sets2m": 2,

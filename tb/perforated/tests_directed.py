@@ -581,3 +581,162 @@ async def test_plru_same_set_back_to_back(dut):
             env.send_req(pages[k], id=r.randrange(ids))     # a miss: the fill evicts the victim
             await env.quiet()
     await _finish(env)
+
+
+def _bm_sa(env) -> bool:
+    """The set-associative bitmap word cache (bitmapSets > 1, docs "The bitmap word cache's
+    size"): VA-indexed, physically tagged, cleared whole by kind 3."""
+    return getattr(env.p, "bitmapSets", 1) > 1
+
+
+def _dispersed(n=8):
+    """Holes spread one per filter region: every filter bit set."""
+    return [64 * i + 7 for i in range(n)]
+
+
+@cocotb.test()
+async def test_bitmap_sets_from_va(dut):
+    """Docs "The bitmap word cache's size" (2026-11-30): the set of a bitmap word is the
+    request's 64-page VA chunk, (vpn >> 6) mod bitmapSets. Regions whose chunks share a set
+    (region numbers `bitmapSets / 8` apart) fill its ways; one more evicts the set's PLRU
+    victim, after bursts of hits (the same set 1, 2 and 3 operations ahead: the victim read
+    in pick / decide must bypass the touches it missed) and walks whose bitmap lookup happens
+    in their PD-leaf step (the 2 MiB set, the same VA bits, thrashes too). Regions of other
+    sets keep their words. The scoreboard compares every `source` and `memReads` with the
+    model's, whose cache is the RTL's shape; the flop configurations run the same sequence on
+    their fully associative array."""
+    env = await _env(dut, "bitmap_sets", latency=(2, 6))
+    m = env.machine
+    p = env.p
+    if not p.perforation:
+        await _finish(env)
+        return
+    r = env.rng
+    ids = 1 << p.idBits
+    step = max(1, getattr(p, "bitmapSets", 1) // 8)
+    ways = p.bitmapEntries // getattr(p, "bitmapSets", 1)
+    r0 = (V2 + 0x800) // 512 * 512
+    same = [r0 + j * step for j in range(min(ways, 8) + 6)]
+    other = [r0 + 1 + j * step for j in range(2)] if step > 1 else []
+    for v2 in same + other:
+        m.map_perforated(1, v2, _dispersed())
+    off = 64 * 2 + 9                                    # chunk 2: a non-hole page
+    pages = [(v2 << 9) | off for v2 in same]
+    oth = [(v2 << 9) | off for v2 in other]
+    n = min(ways, 8)
+    for v in pages[:n] + oth:
+        await env.translate(v)
+    await env.quiet()
+    if _bm_sa(env):
+        s = (pages[0] >> 6) % p.bitmapSets
+        assert len([e for e in env.model.bitmap.rows[s] if e]) == min(n, ways)
+    for k in range(n, len(pages)):
+        live = [v for v in pages[:k] if any(
+            e and e.index == (m.space(1).large[v >> 9].ppn2m + off) >> 6
+            for row in env.model.bitmap.rows for e in row)]
+        for _ in range(4):
+            for v in r.sample(live, min(3, len(live))):
+                env.send_req(v + r.randrange(2), id=r.randrange(ids))
+                for _ in range(r.choice((0, 1, 2)) if oth else 0):
+                    env.send_req(r.choice(oth), id=r.randrange(ids))
+        env.send_req(pages[k], id=r.randrange(ids))     # a miss: the fill evicts the victim
+        await env.quiet()
+    if _bm_sa(env) and oth:
+        # the other set's words stayed: a 2 MiB hit (if still held) reads nothing
+        for v in oth:
+            x = await env.translate(v)
+            assert x["source"] in (SRC_PERF, SRC_WALK) and (x["source"] == SRC_WALK or x["memReads"] == 0), x
+    await _finish(env)
+
+
+@cocotb.test()
+async def test_bitmap_alias_and_kind3_clears(dut):
+    """Two VAs over one physical 2 MiB frame (asid 1 and asid 2, chunks in different sets):
+    with bitmapSets > 1 each caches the frame's word in its own set (its first access reads
+    it, although the other's copy is cached: an alias, harmless for read-only words); a kind 3
+    for *another* frame clears every word (a VA-indexed cache cannot find a frame's words), so
+    the next access of each reads its word again, while kind 1 and kind 2 keep them. The flop
+    array (bitmapSets 1) shares the word and drops only the frame's words."""
+    env = await _env(dut, "bitmap_alias")
+    m = env.machine
+    if not env.p.perforation:
+        await _finish(env)
+        return
+    rec = m.map_perforated(1, V2, _dispersed())
+    m.map_perforated(2, V2 + 3, _dispersed(), ppn2m=rec.ppn2m)
+    far = m.map_perforated(1, V2 + 9, [3])
+    a, b = (V2 << 9) | 90, ((V2 + 3) << 9) | 90       # chunk 1, not holes (71, 135)
+    sa = _bm_sa(env)
+    await env.translate(a)                                # walk: PD leaf + its word
+    x = await env.translate(b, asid=2)
+    assert x["source"] == SRC_WALK
+    assert [q.kind for q in x["_model"].reads][-1] == ("bitmap" if sa else "pde"), x["_model"].reads
+    for v, s in ((a, 1), (b, 2)):
+        x = await env.translate(v + 1, asid=s)            # both hit their copy
+        assert (x["source"], x["memReads"]) == (SRC_PERF, 0), x
+    env.send_inval(INV_ASID, asid=3)
+    env.send_inval(INV_PAGE, asid=1, vpn=a)
+    await env.quiet()
+    x = await env.translate(b + 2, asid=2)
+    assert (x["source"], x["memReads"]) == (SRC_PERF, 0), x
+    env.send_inval(INV_FRAME, frame=far.ppn2m >> 9)
+    await env.quiet()
+    x = await env.translate(b + 3, asid=2)
+    assert x["source"] == SRC_PERF and x["memReads"] == (1 if sa else 0), x
+    await _finish(env)
+
+
+@cocotb.test()
+async def test_same_cycle_kind3_bitmap_read_in_flight(dut):
+    """Docs "Same-cycle inputs" (2026-11-30): a kind 3 and a request presented in one cycle
+    while a walk's bitmap read is in flight. The invalidation is accepted first (the request
+    waits behind it); the walk is stale: its word answers it but is not cached; with
+    bitmapSets > 1 every word cached before is gone, so the waiting request (a 2 MiB hit of
+    another frame whose word was cached) reads its word again; the flop array keeps that
+    other frame's word. The stale walk's page reads its word again too."""
+    env = await _env(dut, "kind3_in_flight", latency=(12, 12), reorder=False)
+    m = env.machine
+    if not env.p.perforation:
+        await _finish(env)
+        return
+    ra = m.map_perforated(1, V2, _dispersed())
+    m.map_perforated(1, V2 + 1, _dispersed())
+    a, b = V2 << 9, (V2 + 1) << 9
+    await env.translate(a | 1)                  # PD leaf and chunk 0's word of frame A
+    await env.translate(b | 1)                  # frame B: its 2 MiB entry and chunk 0's word
+    await env.quiet()
+    plan = {}
+    seen = []
+
+    def on_mreq(acc, c):
+        if not plan and acc.addr == m.bitmap_addr(ra.ppn2m + 128):
+            plan["at"] = c
+
+    env.mem.on_request.append(on_mreq)
+
+    def hook(c):
+        if "at" in plan and c >= plan["at"] + 2 and "sent" not in plan:
+            plan["sent"] = c
+            env.send_inval(INV_FRAME, frame=ra.ppn2m >> 9)
+            plan["req"] = env.send_req(b | 2)
+        v = tuple(int(getattr(dut, f"{ch}_{h}").value) for ch in ("inval", "req") for h in ("valid", "ready"))
+        seen.append((c, v))
+
+    env.loop.post_sample.append(hook)
+    first = env.send_req(a | 130)               # a 2 MiB hit, chunk 2's word not cached: a read
+    await env.quiet()
+    env.loop.post_sample.remove(hook)
+    assert "sent" in plan, "the bitmap read was never seen"
+    together = [(c, v) for c, v in seen if v[0] and v[2]]
+    assert together, "the inval and the request were never presented together"
+    c0, v0 = together[0]
+    assert v0[1] and not v0[3], f"cycle {c0}: (valid, ready) x inval/req {v0}"
+    kinds = [k for c, k, _ in env.accepts if c >= c0][:2]
+    assert kinds[0] == "inval", kinds
+    assert first["_resp"]["source"] == SRC_PERF and first["_resp"]["memReads"] == 1
+    r = plan["req"]["_resp"]
+    # frame A's 2 MiB entry went with the kind 3; frame B's stayed
+    assert r["source"] == SRC_PERF and r["memReads"] == (1 if _bm_sa(env) else 0), r
+    x = await env.translate(a | 131)            # the stale walk cached nothing: a walk again
+    assert x["source"] == SRC_WALK, x
+    await _finish(env)

@@ -315,7 +315,7 @@ class PDecide(p: PerforatedParams, pwcN: Int) extends Bundle {
   /** The word is carried by the step (its bitmap read), not looked up. */
   val known = Bool()
   val bmAny = Bool()
-  val bmIdx = idx(p.bitmapEntries)
+  val bmIdx = idx(p.bmCmp)
   val wordBit = Bool()
   /** The PWC holds the page's shadow entry (entry `sIdx`). */
   val sAny = Bool()

@@ -17,7 +17,10 @@ import xlat.common._
   *    (`pwcEntries`: PML4E, PDPTE, PDE-pointer and shadow entries): [[AssocCache]], flops,
   *    fully associative, tree-PLRU, same-key fills rewrite; the bitmap words themselves (read
   *    for one entry only) in distributed RAM beside the tags ([[WordStore]]); with `selReg` the
-  *    caches' fills and touches land one cycle after respond (`late`, see below);
+  *    caches' fills and touches land one cycle after respond (`late`, see below); with
+  *    `bitmapSets` > 1 the bitmap words are a set-associative cache in block RAM instead,
+  *    virtually indexed by the request's 64-page VA chunk and physically tagged, read beside
+  *    the arrays and compared in pick (`bmArr`; docs "The bitmap word cache's size");
   *  - `walkers` walk slots ([[WalkState]]): a request that needs memory holds one from its first
   *    read to its response, with at most one read outstanding (`mem_req.id` = slot);
   *  - the miss queue ([[MissQueue]], `missQueue` = the stage registers from acceptance to
@@ -42,7 +45,8 @@ import xlat.common._
   *    request's fields) an invalidation's coverage of the row; the PWC against the four prefixes
   *    (also a PWC fill's same-key vector);
   *  - '''pick''': the winners (index and entry, so only the chosen entries go on), and the
-  *    bitmap cache against one key: the word of the 2 MiB winner's page, or a step's `bmKey`
+  *    bitmap cache (or, with `bitmapSets` > 1, the set read at the operation's VA chunk)
+  *    against one key: the word of the 2 MiB winner's page, or a step's `bmKey`
   *    (the word its bitmap read fetched: also the bitmap fill's same-key vector);
   *  - '''decide''' (a register after pick, whatever the latency): the operation's decision but
   *    the perforated one, as flat conditions (the response, the slot's next state and read, the
@@ -147,14 +151,32 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // (`isolated` too: only walk steps fill, each behind a write shadow that also keeps every
   // invalidation away from the landing; the same-key vectors are match's and pick's compares,
   // which include the valid bits)
-  private val bm = new AssocCache(new EBitmapTag(p), p.bitmapEntries, 1,
+  private val bmFa = Option.when(!p.bmSA)(new AssocCache(new EBitmapTag(p), p.bitmapEntries, 1,
     sameKey = Some((a: EBitmapTag, b: EBitmapTag) => a.index === b.index), late = lateFills, keyIn = lateFills,
-    isolated = lateFills, landOH = lateFills && p.preDecide)
+    isolated = lateFills, landOH = lateFills && p.preDecide))
+  private def bm = bmFa.get
   /** ... and its words, read only for the one entry the pick stage chose: distributed RAM
     * (flops with `formalPorts`), written where the cache writes the tag. With `preDecide` flops
     * too: match selects the page's bit of every word, beside pick's compares (docs "Timing").
     */
-  private val bmWords = new WordStore(p.bitmapEntries, 64, ramState && !p.preDecide)
+  private val bmWordsFa = Option.when(!p.bmSA)(new WordStore(p.bitmapEntries, 64, ramState && !p.preDecide))
+  private def bmWords = bmWordsFa.get
+  /** With `bitmapSets` > 1 (**decided** 2026-11-30, docs "The bitmap word cache's size") the
+    * bitmap words are a set-associative cache instead: tag and word in block RAM (one memory
+    * per way), the valid bits ([[ArrayValid]], flash-cleared by kinds 0 and 3) and tree-PLRU
+    * words ([[ArrayPlru]]) in distributed RAM, as the arrays'. **Virtually indexed**: the set is
+    * the request's 64-page VA chunk (`bmSetOf`), known at acceptance, so the set is read in the
+    * read stage beside the arrays and its row registered for match like the 4 KiB row; pick
+    * compares the set's tags (the physical frame-word index) with the key formed in match, as
+    * it compares the flop array's: no stage is added. A walk's bitmap step re-enters with its
+    * request's VA, so it reads the same set (its compare is its fill's same-key vector). The
+    * fill is written in the step's respond, like the arrays' fills, behind its write shadow.
+    */
+  private val bmArr = Option.when(p.bmSA)(Module(new SetAssocStorage(new EBitmap(p), p.bitmapSets, p.bitmapWays, true,
+    readReg = timing.readReg, readsNeverWrite = true)))
+  private val bmValid = Option.when(p.bmSA)(new ArrayValid(p.bitmapSets, p.bitmapWays, ramState))
+  private val bmRepl = Option.when(p.bmSA && p.bitmapWays > 1)(new ArrayPlru(p.bitmapWays, p.bitmapSets, ramState, early = true))
+  private def bmSetOf(vpn: UInt): UInt = if (p.bmSetBits == 0) 0.U(1.W) else vpn(6 + p.bmSetBits - 1, 6)
   private val pwc = Option.when(p.pwcEntries > 0)(new AssocCache(new EPwc(p), p.pwcEntries, 1,
     sameKey = Some((a: EPwc, b: EPwc) => a.asid === b.asid && a.kind === b.kind && a.prefix === b.prefix),
     late = lateFills, keyIn = lateFills, isolated = lateFills, landOH = lateFills && p.preDecide))
@@ -305,6 +327,12 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   a4k.io.read.bits := readOp.bits.set4k
   a2m.io.read.valid := readOp.valid
   a2m.io.read.bits := readOp.bits.set2m
+  // (every cycle, as the 4 KiB block RAM: `readsNeverWrite` drops the read of a write cycle,
+  // in which nothing is accepted)
+  bmArr.foreach { a =>
+    a.io.read.valid := true.B
+    a.io.read.bits := bmSetOf(readOp.bits.req.vpn)
+  }
   // walks in flight become stale at an invalidation's acceptance (docs "Walks in flight")
   for (i <- 0 until p.walkers) when(io.inval.fire && sv(i)) { sStale(i) := true.B }
 
@@ -355,13 +383,22 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     * the entries compares with the first copy, the rest with the second ([[RegCopies]]).
     */
   private def bmHits(index: Seq[UInt]): Vec[Bool] = {
-    val half = (p.bitmapEntries + 1) / 2
+    val half = (p.bmCmp + 1) / 2
     def copyOf(i: Int): Int =
-      if (index.size > 2) i * index.size / p.bitmapEntries else if (i < half) 0 else index.size - 1
-    VecInit(bm.entries.zip(bm.valid).zipWithIndex.map { case ((e, v), i) =>
-      v && e.index === index(copyOf(i))
-    })
+      if (index.size > 2) i * index.size / p.bmCmp else if (i < half) 0 else index.size - 1
+    val tags = bmSetK.map(_._1).getOrElse(bm.entries.map(_.index))
+    val valid = bmSetK.map(_._2).getOrElse(bm.valid)
+    VecInit(tags.zip(valid).zipWithIndex.map { case ((t, v), i) => v && t === index(copyOf(i)) })
   }
+  /** With `bitmapSets` > 1: the set's row and valid bits, read in the row stage at the
+    * operation's VA chunk and registered for match (nothing writes the set between: fills land
+    * in a step's respond, behind its write shadow; invalidations are accepted into an empty
+    * pipeline).
+    */
+  private val bmRowC = bmArr.map(a => toMatch(a.io.readData))
+  private val bmValidC = bmValid.map(v => toMatch(v.read(bmSetOf(c0.bits.req.vpn))))
+  /** ... and its tags and valid bits carried to pick, where they are compared. */
+  private val bmSetK = bmRowC.map(r => (toPick(VecInit(r.map(_.index))), toPick(bmValidC.get)))
   private def pwcHits(kind: Int): Vec[Bool] = pwc match {
     case Some(q) =>
       val prefix = (vpnC >> PwcKind.shift(kind)).pad(27)
@@ -419,7 +456,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // 42 LUT4 a word against 57 for a 64:1 multiplexer tree or an indexed read, and one-hot selects
   // of fan-out `bitmapEntries` instead of six of fan-out 1 000)
   private val offOHC = Option.when(p.preDecide)(RegNext(UIntToOH(c0.bits.req.vpn(5, 0), 64)))
-  private val bmBitsC = offOHC.map(oh => VecInit(bmWords.all.map(w => (w & oh).orR)))
+  private val bmBitsC = offOHC.map(oh => VecInit(bmRowC.map(_.map(_.word)).getOrElse(bmWords.all).map(w => (w & oh).orR)))
 
   // ---- pick stage --------------------------------------------------------------------------
   private def toPick[T <: Data](d: T): T = Stage.carry(d, timing.hitReg)
@@ -702,7 +739,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val large = largePre.getOrElse(Mux(reqD, e2, Mux(wordKnownD, slD.large, leaf)))
   // at most one bitmap entry holds a word (a fill of a key already held rewrites that entry)
   private val bmIdxD = if (p.preDecide) OHToUInt(won.bmVec) else won.bmIdx
-  private val word = Mux(wordKnownD, pteD, bmWords.read(bmIdxD))
+  // (not used with `preDecide`; no word store to read with `bitmapSets` > 1)
+  private val word = if (p.bmSA) 0.U(64.W) else Mux(wordKnownD, pteD, bmWords.read(bmIdxD))
   private val srcIn = Mux(reqD, PSource.Perforated.U, slD.source)
   private val frame = Cat(large.ppn(hi, 9), offD)
   private val sE = Mux1H(won.sOH, pwcEntries)
@@ -932,7 +970,9 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   bmFillE.index := dR.bmFillIdx
   /** The entries holding the step's bitmap key (match's compare of `bmKey`). */
   private val bmSameS = wonR.bmVec
-  when(fillBm) { if (lateFills) bm.fill(bmFillE, 0.U, bmSameS) else bm.fill(bmFillE, 0.U) }
+  /** Every entry the fill could take is valid (the set's, or the flop array's). */
+  private val bmFull = Wire(Bool())
+  if (!p.bmSA) when(fillBm) { if (lateFills) bm.fill(bmFillE, 0.U, bmSameS) else bm.fill(bmFillE, 0.U) }
   // With `preDecide` the words (flops) are written a cycle after the tag lands, from the
   // landing's one-hot entry registered with its enable: each word's enable is then one flop,
   // not the landing's choice, which drove 2 048 enables across the die (the routed critical
@@ -941,14 +981,43 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // that operation's match, where the words are read, is at the landing + 2 (with the row
   // stage: accepted t+6, row t+7, match t+8; the landing t+6, the word write t+7); and nothing
   // behind an operation's match reads the words (pick and decide carry match's bits).
-  if (p.preDecide) {
+  if (p.bmSA) {
+    // the set-associative cache: the fill's way is the entry holding the key (pick's compare of
+    // the step's key), else the lowest invalid way, else the PLRU victim (from registers, as the
+    // arrays' `victimEarly`, registered for respond); written in respond with the arrays'
+    // fills; the set's valid word written whole from the row read
+    val setD = bmSetOf(opD.req.vpn)
+    val setR = RegNext(setD)
+    val vS = RegNext(Stage.carry(Stage.carry(bmValidC.get, timing.hitReg), timing.selReg))
+    val free = vS.map(!_)
+    val victim = bmRepl.map(r => RegNext(r.victimEarly(bmSetOf(opC.req.vpn), bmSetOf(k.bits.req.vpn), setD, evBmHit, setR, bmIdx)))
+      .getOrElse(0.U)
+    val way = Mux(bmSameS.asUInt.orR, OHToUInt(bmSameS), Mux(free.reduce(_ || _), PriorityEncoder(free), victim))
+    val a = bmArr.get
+    a.io.write.valid := fillBm
+    a.io.write.bits.set := setR
+    a.io.write.bits.way := way
+    a.io.write.bits.data.index := dR.bmFillIdx
+    a.io.write.bits.data.word := pte
+    bmRepl.foreach { r =>
+      when(fillBm) { r.fill(setR, way) }
+      when(evBmHit) { r.touch(setR, bmIdx) }
+    }
+    bmValid.get.write(fillBm, setR, vS.indices.map(w => vS(w) || way === w.U))
+    // (kind 3 cannot find a frame's words in a VA-indexed cache: every word goes, with kind 0)
+    bmValid.get.clearAll(invNow && (op.inval.kind === 0.U || op.inval.kind === 3.U))
+    bmFull := vS.reduce(_ && _)
+  } else if (p.preDecide) {
     require(lateFills)
     val wEn = RegNext(VecInit(bm.fillWayOH.map(_ && bm.fillWrites)), VecInit(Seq.fill(p.bitmapEntries)(false.B)))
     bmWords.writeOH(wEn, RegNext(RegNext(pte)))
   } else bmWords.write(bm.fillWrites, bm.fillWay, if (lateFills) RegNext(pte) else pte)
-  when(evBmHit) { bm.touch(bmIdx) }
+  if (!p.bmSA) {
+    when(evBmHit) { bm.touch(bmIdx) }
+    bmFull := bm.valid.asUInt.andR
+  }
   private val bmDup = bmSameS.asUInt.orR
-  private val evBmEvict = fillBm && !bmDup && bm.valid.asUInt.andR
+  private val evBmEvict = fillBm && !bmDup && bmFull
   pwc.foreach { q =>
     when(fillPwc) { if (lateFills) q.fill(dR.fillPwcE, 0.U, dR.fillPwcSame) else q.fill(dR.fillPwcE, 0.U) }
     when(pwcTouch) { q.touch(pwcTouchIdx) }
@@ -957,9 +1026,9 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // invalidation: its removal (the sweep's step for one set of each array)
   private val iv = op.inval
   // (the arrays' valid bits: in fillArray, one write of the set's row)
-  bm.invalidate(bm.entries.zip(bm.valid).map { case (e, v) =>
+  bmFa.foreach(b => b.invalidate(b.entries.zip(b.valid).map { case (e, v) =>
     invNow && v && (iv.kind === 0.U || (iv.kind === 3.U && (e.index >> 3) === iv.frame))
-  })
+  }))
   pwc.foreach(q => q.invalidate(q.entries.zip(q.valid).map { case (e, v) =>
     invNow && v && (iv.kind === 0.U || ((iv.kind === 1.U || iv.kind === 2.U) && e.asid === iv.asid))
   }))
@@ -1098,12 +1167,12 @@ class PPick(p: PerforatedParams, pwcN: Int) extends Bundle {
   /** The bitmap entries holding the word of the 2 MiB winner's page (a request) or the step's
     * `bmKey` (a bitmap fill's same-key vector; respond uses the lowest-index one).
     */
-  val bmVec = Vec(p.bitmapEntries, Bool())
+  val bmVec = Vec(p.bmCmp, Bool())
   /** `bmVec` encoded (it is one-hot or empty). */
-  val bmIdx = UInt(log2Ceil(p.bitmapEntries).max(1).W)
+  val bmIdx = UInt(log2Ceil(p.bmCmp).max(1).W)
   val bmAny = Bool()
   /** With `preDecide`: the page's bit of every cached word (meaningful where `bmVec` is set). */
-  val bmBits = Option.when(p.preDecide)(Vec(p.bitmapEntries, Bool()))
+  val bmBits = Option.when(p.preDecide)(Vec(p.bmCmp, Bool()))
   /** The 4 KiB and 2 MiB winners' entries (meaningful when `any4k` / `any2m`). */
   val e4k = new E4k(p)
   val e2m = new E2m(p)

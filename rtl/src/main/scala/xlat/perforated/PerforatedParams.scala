@@ -26,7 +26,8 @@ case class PerforatedParams(
     latency: Int = 4,
     respQueue: Int = 8,
     invalPending: Int = 2,
-    formalPorts: Boolean = false
+    formalPorts: Boolean = false,
+    bitmapSets: Int = 1
 ) {
   import ParamCheck._
 
@@ -34,7 +35,13 @@ case class PerforatedParams(
   range("ways4k", ways4k, 1, 16)
   pow2("sets2m", sets2m, 1, 256)
   range("ways2m", ways2m, 1, 16)
-  range("bitmapEntries", bitmapEntries, 1, 64)
+  pow2("bitmapSets", bitmapSets, 1, 1024)
+  if (bitmapSets == 1) range("bitmapEntries", bitmapEntries, 1, 64)
+  else {
+    pow2("bitmapEntries", bitmapEntries, 2, 8192)
+    require(bitmapEntries % bitmapSets == 0 && bitmapEntries / bitmapSets >= 1 && bitmapEntries / bitmapSets <= 16,
+      s"bitmapEntries / bitmapSets (the bitmap cache's ways) must be 1..16, got $bitmapEntries / $bitmapSets")
+  }
   range("pwcEntries", pwcEntries, 0, 64)
   range("walkers", walkers, 1, 8)
   range("asidBits", asidBits, 1, 16)
@@ -43,6 +50,7 @@ case class PerforatedParams(
   range("respQueue", respQueue, 2, 16)
   range("invalPending", invalPending, 1, 8)
   require(StorageKind.names.contains(storage), s"storage must be one of ${StorageKind.names.mkString(", ")}, got '$storage'")
+  require(bitmapSets == 1 || (storage == "sram" && latency == 4), "bitmapSets > 1 needs storage = sram and latency = 4")
 
   val sram: Boolean = storage == "sram"
   /** Stage registers of the lookup pipeline (docs "Timing"). */
@@ -86,6 +94,15 @@ case class PerforatedParams(
   /** x86-64 4-level: VA 47:12. */
   val vpnBits: Int = 36
   val ppnBits: Int = paBits - 12
+  /** The bitmap word cache set-associative in block RAM (`bitmapSets` > 1; **decided**
+    * 2026-11-30, docs "The bitmap word cache's size"): virtually indexed by the request's
+    * 64-page VA chunk, physically tagged; else the fully associative flop array.
+    */
+  val bmSA: Boolean = bitmapSets > 1
+  val bitmapWays: Int = bitmapEntries / bitmapSets
+  /** The bitmap tags compared per lookup: a set's ways, or every entry of the flop array. */
+  val bmCmp: Int = if (bmSA) bitmapWays else bitmapEntries
+  val bmSetBits: Int = log2Ceil(bitmapSets)
   /** A bitmap word's tag: the 4 KiB frame number >> 6. */
   val bmIndexBits: Int = paBits - 18
   /** A 2 MiB physical frame number (PA >> 21). */
@@ -109,6 +126,7 @@ case class PerforatedParams(
     "ppnBits" -> ppnBits,
     "memIdBits" -> slotBits,
     "sweepSets" -> sweepSets,
+    "bitmapWays" -> bitmapWays,
     "entries" -> (sets4k * ways4k + sets2m * ways2m)
   )
 }
