@@ -174,7 +174,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     */
   private val bmArr = Option.when(p.bmSA)(Module(new SetAssocStorage(new EBitmap(p), p.bitmapSets, p.bitmapWays, true,
     readReg = timing.readReg, readsNeverWrite = true)))
-  private val bmValid = Option.when(p.bmSA)(new ArrayValid(p.bitmapSets, p.bitmapWays, ramState))
+  private val bmValid = Option.when(p.bmSA)(new SetValid(p.bitmapSets, p.bitmapWays))
   private val bmRepl = Option.when(p.bmSA && p.bitmapWays > 1)(new ArrayPlru(p.bitmapWays, p.bitmapSets, ramState, early = true))
   private def bmSetOf(vpn: UInt): UInt = if (p.bmSetBits == 0) 0.U(1.W) else vpn(6 + p.bmSetBits - 1, 6)
   private val pwc = Option.when(p.pwcEntries > 0)(new AssocCache(new EPwc(p), p.pwcEntries, 1,
@@ -396,7 +396,19 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     * pipeline).
     */
   private val bmRowC = bmArr.map(a => toMatch(a.io.readData))
-  private val bmValidC = bmValid.map(v => toMatch(v.read(bmSetOf(c0.bits.req.vpn))))
+  // (the set's valid word read in the read stage and its flash flag in the row stage, from the
+  // set decoded one-hot in the read stage, each registered: read whole in the row stage, the
+  // 512 flags' AND-OR behind the decoder was the deepest path, 11.6 weighted levels)
+  private val bmValidC = bmValid.map { v =>
+    val set = bmSetOf(readOp.bits.req.vpn)
+    val wordRow = Reg(UInt(p.bitmapWays.W))
+    wordRow := v.readWord(set)
+    val setOH = Reg(UInt(p.bitmapSets.W))
+    setOH := UIntToOH(set, p.bitmapSets)
+    val wordC = Reg(UInt(p.bitmapWays.W))
+    wordC := wordRow
+    v.applyFlags(wordC, RegNext(v.readFlags(setOH)._1), false.B, Seq.fill(p.bitmapWays)(false.B))
+  }
   /** ... and its tags and valid bits carried to pick, where they are compared. */
   private val bmSetK = bmRowC.map(r => (toPick(VecInit(r.map(_.index))), toPick(bmValidC.get)))
   private def pwcHits(kind: Int): Vec[Bool] = pwc match {
@@ -1005,7 +1017,7 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     }
     bmValid.get.write(fillBm, setR, vS.indices.map(w => vS(w) || way === w.U))
     // (kind 3 cannot find a frame's words in a VA-indexed cache: every word goes, with kind 0)
-    bmValid.get.clearAll(invNow && (op.inval.kind === 0.U || op.inval.kind === 3.U))
+    bmValid.get.flash(invNow && (op.inval.kind === 0.U || op.inval.kind === 3.U), false.B)
     bmFull := vS.reduce(_ && _)
   } else if (p.preDecide) {
     require(lateFills)
