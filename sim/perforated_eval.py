@@ -39,6 +39,10 @@ def add_args(ap) -> None:
     g = ap.add_argument_group("PerforatedL2Tlb")
     g.add_argument("--perforated-requests", type=int, default=None,
                    help="requests per run (default 16000, the first 20%% warm-up; --quick 3000)")
+    g.add_argument("--perforated-warm", choices=("sweep", "none"), default=None,
+                   help="sweep (default): before the uniform requests, one request to every 64-page chunk of "
+                        "the footprint (8 192, excluded from the figures like the uniform part's first 20%%): "
+                        "the steady state of a long-running program; none (the --quick default): start cold")
     g.add_argument("--perforated-latency", type=int, default=100, help="memory latency in cycles (default 100)")
     g.add_argument("--perforated-check", type=int, default=0,
                    help="responses of every run replayed on the reference model (default 0: the whole run, "
@@ -81,17 +85,19 @@ def run_one(exe: Path, job: dict, args, out: Path) -> dict:
     stem = rdir / f"{job['config']}__{job['name']}"
     t0 = time.monotonic()
     w = wl.random_access(job["requests"], frac=job["frac"], holes=job["holes"], layout=job["layout"],
-                         allocated=job["allocated"], mode=job["mode"], seed=args.seed)
+                         allocated=job["allocated"], mode=job["mode"], seed=args.seed,
+                         sweep=(args.perforated_warm or ("none" if args.quick else "sweep")) == "sweep")
+    swept = len(w.req["vpn"]) - job["requests"]
     memf, trf, logf = stem.with_suffix(".mem"), stem.with_suffix(".trace"), stem.with_suffix(".log")
     perforatedio.write_workload(w, memf, trf)
-    check = args.perforated_check or job["requests"]
+    check = args.perforated_check or len(w.req["vpn"])
     st = perforatedio.run(exe, memf, trf, stem.with_suffix(".json"), log=logf, log_responses=check,
-                          latency=args.perforated_latency, warmup=job["requests"] // 5, label=job["name"])
+                          latency=args.perforated_latency, warmup=swept + job["requests"] // 5, label=job["name"])
     chk = perforatedio.check_against_model(perforatedio.read_log(logf), w, hbuild.load_manifest(job["config"]))
     for f in (memf, trf, logf):
         f.unlink()
     d = dict(st)
-    d.update(job, workload=job["name"], fragmented=w.fragmented, hole_pages=w.hole_pages,
+    d.update(job, workload=job["name"], swept=swept, fragmented=w.fragmented, hole_pages=w.hole_pages,
              model_checked=chk["checked"], model_counters=chk["counters_checked"],
              model_mismatches=chk["mismatches"][:5], n_mismatches=len(chk["mismatches"]),
              wall_seconds=time.monotonic() - t0)
@@ -193,6 +199,10 @@ def section(args, results, pngs, build_times, skipped, wall) -> tuple[list[str],
     mism = sum(r["n_mismatches"] for r in results)
     full = sum(1 for r in results if r["model_counters"])
     n = results[0]["requests"] if results else 0
+    swept = results[0].get("swept", 0) if results else 0
+    warm_text = (f", after a warm-up sweep of {swept:,} requests (one page of every 64-page chunk, random "
+                 f"order; excluded too: the steady state of a long-running program, `--perforated-warm none` "
+                 f"starts cold)" if swept else ", starting cold (`--perforated-warm none`)")
     L.append(f"PerforatedL2Tlb part ({'quick smoke run' if args.quick else 'full sweep'}, {fmt_t(wall)}; run "
              f"{time.strftime('%Y-%m-%d', time.gmtime())}): driven by sim/harness/perforated.cpp on the generated "
              f"RTL (Verilator). Every response was checked against the page-table builder's records "
@@ -209,7 +219,7 @@ def section(args, results, pngs, build_times, skipped, wall) -> tuple[list[str],
              f"fraction of them fragmented with H holes each (clustered: consecutive; dispersed: spread evenly, "
              f"every filter bit set once H >= 8; allocated: the hole has its own frame; unallocated: its PTE is not "
              f"present and the request faults); {n:,} requests per run, pages uniform over the 2 GiB, reads, "
-             f"the first 20% warm-up (excluded). Memory: every read answered after "
+             f"the first 20% warm-up (excluded){warm_text}. Memory: every read answered after "
              f"{args.perforated_latency} cycles, up to 16 requests in flight (the block's 2 walk slots limit the "
              f"walks). `perforated_default` runs the perforated tables; `perforated_off` the same regions "
              f"splintered into 512 PTEs (the baseline: every page translates the same); the **ideal** is the same "

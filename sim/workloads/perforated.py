@@ -75,13 +75,19 @@ def name_of(frac: float, holes: int, layout: str, allocated: bool) -> str:
 
 def random_access(requests: int, *, frac: float, holes: int = 8, layout: str = "dispersed",
                   allocated: bool = True, mode: str = "perforated", seed: int = 1,
-                  regions: int = REGIONS, pa_bits: int = 52) -> Workload:
+                  regions: int = REGIONS, pa_bits: int = 52, sweep: bool = False) -> Workload:
+    """``requests`` pages uniform over the footprint; with ``sweep`` they follow one pass over every
+    64-page chunk (``FragScenario.sweep_vpns``, its own random stream, so the uniform part is the
+    same with or without it)."""
     sc = FragScenario.build(seed, mode=mode, regions=regions, frac=frac, holes=holes,
                             layout=layout, allocated=allocated, pa_bits=pa_bits)
     m, asid = sc.machine, sc.asid
     sp = m.space(asid)
     rng = random.Random(f"perfeval:{seed}:{requests}")
     vpns = sc.random_vpns(rng, requests)
+    if sweep:
+        vpns = sc.sweep_vpns(random.Random(f"perfsweep:{seed}")) + vpns
+    requests = len(vpns)
     info = np.zeros(requests, dtype=np.uint16)
     exp = np.zeros(requests, dtype=np.uint64)
     perforated = mode == "perforated"

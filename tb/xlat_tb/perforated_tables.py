@@ -476,3 +476,10 @@ class FragScenario:
 
     def random_vpns(self, rng: random.Random, n: int) -> list:
         return [(rng.choice(self.regions) << 9) | rng.randrange(512) for _ in range(n)]
+
+    def sweep_vpns(self, rng: random.Random) -> list:
+        """One page of every 64-page chunk of every region, in random order: each bitmap word and
+        filter region of the footprint used once, as a long-running program has."""
+        out = [(r << 9) | (c * 64 + rng.randrange(64)) for r in self.regions for c in range(8)]
+        rng.shuffle(out)
+        return out
