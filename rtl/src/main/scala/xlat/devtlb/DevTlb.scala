@@ -840,7 +840,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     *    (`PickView`): candidate j is that write's page `newPage` (when `newHit(j)`), or `candK(j)`
     *    as pick saw it; both are compared and respond selects the result;
     *  - `candK` with the slots, in registered parts (SID with the slot's mergeable bit, shared by
-    *    the candidates; the page in 8-bit chunks; the PB likewise); between t - 1 and t the
+    *    the candidates; the page in 2-bit parts; the PB likewise); between t - 1 and t the
     *    mergeable slots change only by the allocations of cycle t - 1 (the demand slot of the
     *    request in respond then, the issue stage's prefetches: `mergeLast` in t), compared in
     *    respond (no completion or invalidation responds in t - 1 in front of a request, the drain
@@ -858,7 +858,10 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val kT = v.succK
     val t = u.succ.bits
     val (early, (last, lastValid)) = (mergeEarlyParts.get, mergeLast.get)
-    val chunk = 8
+    // the candidates leave the history's block RAM in pick (5.83 ns of clock-to-out on ECP5, the
+    // routed critical path of `devtlb_full` with 8-bit chunks: docs/devtlb.md "FPGA", session 25),
+    // so each compare part is one LUT4 (two bits of each side) in front of its register
+    val chunk = 2
     val low = 9.min(p.pageBits)
     def hiOf(x: UInt): UInt = x(p.pageBits - 1, low)
     // pick: the successor's SID against every mergeable slot, the candidates' pages in parts
