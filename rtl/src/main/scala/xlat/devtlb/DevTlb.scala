@@ -431,6 +431,14 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val step = (w + (w + n - 1) / n - 1) / ((w + n - 1) / n)
     (0 until w by step).map(i => a((i + step).min(w) - 1, i) === b((i + step).min(w) - 1, i))
   }
+  /** With the Prefetch Unit and `registeredChoice` (`devtlb_full`, session 25): the merge check's
+    * compare also makes the invalidation's coverage of the slots ([[coverKeys]]), its page parts
+    * in 8-bit chunks. ABC maps 16 registered equalities of 8, 16, 24 or 32 bits at about 0.66
+    * LUT4 a bit and of 13, 18, 20 or 26 bits at 1.1 to 1.8 (`synth_ecp5`, each width alone), and
+    * in the block only the 8-bit chunks kept that figure: the 26-bit parts took 27 LUT4 each,
+    * 24-bit ones did no better (docs/devtlb.md "FPGA", session 25).
+    */
+  private val byteParts = p.registeredChoice && p.prefetch
   private val lowBits = 9.min(p.pageBits)
   private val tlbHitPartsC = VecInit(rowC.zip(rowValidC).map { case (e, v) =>
     // `rowLate`: the valid bit and the PTag check (read in match) are parts of their own
@@ -562,6 +570,31 @@ class DevTlb(val p: DevTlbParams) extends Module {
     * prefetch slots' keys are compared here (one 68-bit compare per history page instead of one
     * per slot). Without `selReg`, respond compares every slot itself.
     */
+  /** `byteParts` (`devtlb_full`): the invalidation's coverage of the slots is the merge check's
+    * compare (`coverShared`, session 25, no cycle change): the merge key copies carry a page
+    * mask (every bit for a request; for an invalidation its page mask above the 2 MiB offset,
+    * as [[InvalRule.coversSlot]]) and its kind, the page parts compare under the mask and the
+    * SID part takes every valid slot for an invalidation (respond ANDs `valid` as before). The
+    * same result: an invalidation runs alone, so no slot is allocated between its match (where
+    * the coverage was compared) and its pick, and a slot freed in between is left out in
+    * respond. The coverage's own parts (48 slots x a SID compare and 43 masked page bits, 3 210
+    * LUT4 of 25 495, `fpga/area.py`) are gone; the merge compare takes three inputs a page bit
+    * instead of two.
+    */
+  private val coverShared = byteParts
+  require(!coverShared || rowLate, "the shared coverage compare needs the merge key copies (rowLate)")
+  private val coverKeys: Option[Seq[CoverKey]] = Option.when(coverShared) {
+    val big = ~((BigInt(1) << 9.min(p.pageBits)) - 1).U(p.pageBits.W)
+    val isIv = c.bits.kind === OpKind.Inval
+    val key = Wire(new CoverKey(p))
+    key.sid := Mux(isIv, c.bits.inval.sid, c.bits.req.sid)
+    key.iova := Mux(isIv, c.bits.inval.iova, c.bits.req.iova)
+    key.mask := Mux(isIv, c.bits.ivMask & big, ~0.U(p.pageBits.W))
+    key.inval := isIv
+    (0 until (p.slots + mergeGroup - 1) / mergeGroup).map { g =>
+      RegNext(Mux(ReqCopy.sel(c.valid, c.bits.kind.asUInt, g, inval = true), key, 0.U.asTypeOf(key))).suggestName(s"mergeKey_$g")
+    }
+  }
   private val mergeOH: Vec[Bool] =
     if (!timing.selReg) st.holding(req.sid, req.iova)
     else {
@@ -574,7 +607,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
         * matters only for a request (`miss`), for which every copy holds the key.
         */
       val keyOf: Int => DevReq =
-        if (!rowLate) (_: Int) => kReq
+        if (!rowLate || coverShared) (_: Int) => kReq
         else {
           val n = (p.slots + mergeGroup - 1) / mergeGroup
           val copies = (0 until n).map { g =>
@@ -584,9 +617,16 @@ class DevTlb(val p: DevTlbParams) extends Module {
           (i: Int) => copies(i / mergeGroup)
         }
       // compared in pick in registered parts (the SID with the slot's mergeable bit, the page in
-      // `cmpChunk`-bit parts), ANDed here: the slots' keys fan out across the die
+      // `cmpChunk`-bit parts; with `coverShared` masked, in 8-bit chunks), ANDed here: the
+      // slots' keys fan out across the die
       val earlyParts = RegNext(VecInit((0 until p.slots).map(i => VecInit(
-        (st.mergeable(i) && st.slot(i).sid === keyOf(i).sid) +: eqParts(st.slot(i).page, keyOf(i).iova, cmpChunk)))))
+        if (coverShared) {
+          val key = coverKeys.get(i / mergeGroup)
+          val d = (st.slot(i).page ^ key.iova) & key.mask
+          (st.slot(i).sid === key.sid && (st.mergeable(i) || key.inval)) +:
+            (0 until p.pageBits by 8).map(b => d((b + 8).min(p.pageBits) - 1, b) === 0.U)
+        } else
+          (st.mergeable(i) && st.slot(i).sid === keyOf(i).sid) +: eqParts(st.slot(i).page, keyOf(i).iova, cmpChunk)))))
       val early = VecInit(earlyParts.map(_.asUInt.andR))
       val sameAhead = RegNext(kReq.sid === req.sid && kReq.iova === req.iova)
       /** `registeredChoice` with the Prefetch Unit: the prefetches allocated in the cycle before
@@ -612,6 +652,13 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val allocOH = st.freeDemandOH.asBools.padTo(p.slots, false.B)
   private val pfPushes = Wire(Vec(p.histPages, Valid(new AtsSlot(p))))
   pfPushes.foreach { x => x.valid := false.B; x.bits.tag := 0.U; x.bits.sid := 0.U; x.bits.page := 0.U }
+  /** `issueLater`: the prefetch slot each push takes, one-hot over the prefetch slots; the send
+    * queue's input register holds it and encodes the slot number behind the register
+    * (`atsSendRam`): the encoder after the issue decision was the deepest path's tail
+    * (`fpga/levels.py devtlb_full`, 12.6 weighted levels into `pfIn`'s tag, session 25).
+    */
+  private val pfPushOH = Wire(Vec(p.histPages, Vec(p.prefetchSlots.max(1), Bool())))
+  pfPushOH.foreach(_.foreach(_ := false.B))
   if (!st.copyResp) {
     when(alloc) {
       st.allocate(allocOH, req.sid, req.iova, demand = true)
@@ -761,7 +808,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
       val issuePf = want && ranked.last
       dropped(j) := want && !ranked.last || (0 until j).map(m => isDupOf(j)(m) && dropped(m)).foldLeft(false.B)(_ || _)
       issuedNow(j) := issuePf
-      val oh = Seq.fill(p.ptbEntries)(false.B) ++ ranked.dropRight(1).map(_ && issuePf)
+      // a slot bit of the rank implies that the rank has a free slot, so `want` gates it alone
+      val oh = Seq.fill(p.ptbEntries)(false.B) ++ ranked.dropRight(1).map(_ && want)
       when(issuePf) { st.allocate(oh, isSid, isPage(j), demand = false) }
       if (j < hp - 1) takenBy(j) := VecInit(oh.drop(p.ptbEntries))
       allocEvents(1 + j).valid := issuePf
@@ -770,10 +818,14 @@ class DevTlb(val p: DevTlbParams) extends Module {
       allocEvents(1 + j).oh := VecInit(oh).asUInt
       pfPushes(j).valid := issuePf
       pfPushes(j).bits.tag := OHToUInt(oh)
+      pfPushOH(j) := VecInit(oh.drop(p.ptbEntries))
       pfPushes(j).bits.sid := isSid
       pfPushes(j).bits.page := isPage(j)
+      // counted by `want`, not by `issuePf` (session 25): a wanted candidate left without a free
+      // slot leaves none for the later ones either, whatever rank they get, so the ranks (and
+      // the one-hots above) no longer wait for the carry chains' "any free" of the earlier ones
       val before = issued :+ false.B
-      issued = before.indices.map(n => before(n) && !issuePf || (if (n > 0) before(n - 1) && issuePf else false.B))
+      issued = before.indices.map(n => before(n) && !want || (if (n > 0) before(n - 1) && want else false.B))
     }
     st.preloadPf(isSid, (0 until p.prefetchSlots).map(b =>
       (0 until hp - 1).foldRight(isPage(hp - 1))((j, acc) => Mux(takenBy(j)(b), isPage(j), acc))))
@@ -788,7 +840,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     *    (`PickView`): candidate j is that write's page `newPage` (when `newHit(j)`), or `candK(j)`
     *    as pick saw it; both are compared and respond selects the result;
     *  - `candK` with the slots, in registered parts (SID with the slot's mergeable bit, shared by
-    *    the candidates; the page in 8-bit chunks; the PB likewise); between t - 1 and t the
+    *    the candidates; the page in 2-bit parts; the PB likewise); between t - 1 and t the
     *    mergeable slots change only by the allocations of cycle t - 1 (the demand slot of the
     *    request in respond then, the issue stage's prefetches: `mergeLast` in t), compared in
     *    respond (no completion or invalidation responds in t - 1 in front of a request, the drain
@@ -806,7 +858,10 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val kT = v.succK
     val t = u.succ.bits
     val (early, (last, lastValid)) = (mergeEarlyParts.get, mergeLast.get)
-    val chunk = 8
+    // the candidates leave the history's block RAM in pick (5.83 ns of clock-to-out on ECP5, the
+    // routed critical path of `devtlb_full` with 8-bit chunks: docs/devtlb.md "FPGA", session 25),
+    // so each compare part is one LUT4 (two bits of each side) in front of its register
+    val chunk = 2
     val low = 9.min(p.pageBits)
     def hiOf(x: UInt): UInt = x(p.pageBits - 1, low)
     // pick: the successor's SID against every mergeable slot, the candidates' pages in parts
@@ -931,7 +986,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
   pb.io.write.bits.way := cmPbWay
   pb.io.write.bits.data := cmEntry
   private val pbLostUnused = WireDefault(VecInit(Seq.fill(pbN)(false.B)))
-  when(toPb && pbEvict && !pbUsed(pbWay)) { pbLostUnused(pbWay) := true.B }
+  // `byteParts` (`devtlb_full`): an eviction's way is the LRU victim, so the entry it loses is
+  // read there, not behind the way's multiplexer of the same-key and free choices
+  // (`perf_prefetchUnused`'s event, `fpga/levels.py devtlb_full` 11.1-12.9, session 25)
+  if (byteParts) { val v = pbRepl.victim(0.U); when(toPb && pbEvict && !pbUsed(v)) { pbLostUnused(v) := true.B } }
+  else when(toPb && pbEvict && !pbUsed(pbWay)) { pbLostUnused(pbWay) := true.B }
   when(cmPb) {
     pbValid(cmPbWay) := true.B
     pbUsed(cmPbWay) := false.B
@@ -952,6 +1011,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
   // clear, and invalDone would never come)
   private val slotCover = VecInit((
     if (!rowLate) toRespond(slotCoverC)
+    else if (coverShared) VecInit(mergeEarlyParts.get.map(x => InvalRule.coversFrom(s.bits.inval, x(0), x.drop(1).reduce(_ && _))))
     else {
       val partsK = toPick(slotCoverPartsC.get)
       val coverK = VecInit(partsK.map(x => x(0) && InvalRule.coversFrom(k.bits.inval, x(1), x.drop(2).reduce(_ && _))))
@@ -1049,7 +1109,19 @@ class DevTlb(val p: DevTlbParams) extends Module {
     // register naming a slot's RAM; the 16:1 selection by the head pointer was in front of them,
     // `fpga/levels.py devtlb_full` 13.6 into `ats_req_bits_iova`)
     val pfq = new MultiPushQueue(new AtsSlot(p), p.prefetchSlots.max(1), "pfq", headReg = p.prefetch)
-    val pfIn = pfPushes.map(Stage(_, true))
+    val pfIn = pfPushes.zip(pfPushOH).map { case (x, oh) =>
+      val r = Stage(x, true)
+      if (!p.prefetch) r
+      else {
+        // the slot number from the registered one-hot (the prefetch slots follow the demand slots)
+        val y = Wire(Valid(new AtsSlot(p)))
+        y := r
+        // bit 0 does not enter the number
+        y.bits.tag := (if (p.prefetchSlots == 1) p.ptbEntries.U
+          else p.ptbEntries.U +& OHToUInt(VecInit(false.B +: RegNext(VecInit(oh.drop(1))).suggestName("pfInOH"))))
+        y
+      }
+    }
     pfq.push(pfIn.map { x =>
       val y = Wire(Valid(new AtsSlot(p)))
       y.valid := x.valid
@@ -1253,13 +1325,22 @@ class DevPick(p: DevTlbParams, pbN: Int) extends Bundle {
   * function of g (copy 0: a valid request only), so no two copies have equal inputs.
   */
 object ReqCopy {
-  def sel(valid: Bool, kind: UInt, g: Int): Bool = {
-    require(g < 128)
+  /** `inval`: a valid invalidation loads every copy as well (`DevTlb.coverShared`). */
+  def sel(valid: Bool, kind: UInt, g: Int, inval: Boolean = false): Bool = {
+    val loads = if (inval) Seq(4, 6) else Seq(4) // valid, OpKind.Req (0) / OpKind.Inval (2)
+    val others = (0 until 8).filter(!loads.contains(_))
+    require(g < (1 << others.size))
     val code = Cat(valid, kind.pad(2)(1, 0))
-    val reqCode = 4 // valid, OpKind.Req (0)
-    val others = (0 until 8).filter(_ != reqCode)
-    VecInit((0 until 8).map(v => (v == reqCode || (others.indexOf(v) >= 0 && ((g >> others.indexOf(v)) & 1) == 1)).B))(code)
+    VecInit((0 until 8).map(v => (loads.contains(v) || (others.indexOf(v) >= 0 && ((g >> others.indexOf(v)) & 1) == 1)).B))(code)
   }
+}
+
+/** A merge key copy that also carries an invalidation (`DevTlb.coverShared`). */
+class CoverKey(p: DevTlbParams) extends Bundle {
+  val sid = UInt(p.sidBits.W)
+  val iova = UInt(p.pageBits.W)
+  val mask = UInt(p.pageBits.W)
+  val inval = Bool()
 }
 
 /** What a completion caches: 4 KiB as is; 2 MiB and 1 GiB as the 2 MiB piece holding the page. */

@@ -294,7 +294,16 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
       // a slot without waiters (a prefetch nobody merged into) is free at once
       when(slot(k).waiters === 0.U) { freeing(k) := true.B }
     }
-    for (j <- 0 until p.waiters) when(wValid(j) && waitsFor(j, i)) {
+    if (pfPreload) {
+      // a new waiter's slot (`addedSlot`, one-hot) read at the completion's slot once for all
+      // waiters: its encoding and a compare per waiter were in front of every `ready`
+      // (`fpga/levels.py devtlb_full`, 11.3 weighted levels, session 25)
+      // (slot 0 is the one-hot without a bit among 1 .. slots-1)
+      val addedIs = VecInit((!addedSlot.asUInt.orR +: addedSlot).padTo(1 << i.getWidth, false.B))(i)
+      for (j <- 0 until p.waiters) when(wValid(j) && Mux(addedOH(j), addedIs, waiter(j).slot === i)) {
+        waiter(j).ready := true.B
+      }
+    } else for (j <- 0 until p.waiters) when(wValid(j) && waitsFor(j, i)) {
       waiter(j).ready := true.B
     }
   }
@@ -370,10 +379,29 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     }
   }
 
+  /** With [[pfPreload]] (`devtlb_full`): the response register's slot one-hot (`outSlotOH`),
+    * registered with it, so the handshake frees the slot behind one AND with a function of
+    * registers (the one-hot bit and the slot's waiter count) instead of behind a decode of
+    * `outSlot` (`fpga/levels.py devtlb_full`: `resp_ready` -> the handshake -> a freed slot's
+    * `valid`, 12.5 weighted levels, session 25).
+    */
+  private val lastReg = pfPreload
+  private val outSlotOH = Option.when(lastReg)(Reg(Vec(p.slots, Bool())).suggestName("outSlotOH"))
+  /** With `lastReg`: the response register's waiter is its slot's last (from registers). */
+  private def outLast(i: Int): Bool = outSlotOH.get(i) && slot(i).waiters === 1.U
+
   /** Call with the `resp` handshake of the drain register. */
   def drain(handshake: Bool): Unit = if (!copyResp) drainSlot(handshake) else {
     drainHs := handshake
-    release(handshake, () => for (j <- 0 until p.waiters) when(outOH(j)) { wValid(j) := false.B }, () => outSlot)
+    if (lastReg) when(handshake) {
+      for (j <- 0 until p.waiters) when(outOH(j)) { wValid(j) := false.B }
+      waiterFreed := true.B
+      for (i <- 0 until p.slots) {
+        when(outSlotOH.get(i)) { waitersDec(i) := true.B }
+        when(outLast(i)) { freeing(i) := true.B }
+      }
+    }
+    else release(handshake, () => for (j <- 0 until p.waiters) when(outOH(j)) { wValid(j) := false.B }, () => outSlot)
     // two stages: the pick register takes the first ready waiter (not picked, not in the
     // response register) whenever it is empty or moves on; the response register takes the
     // picked waiter whenever it is empty or answered, its fields by one AND-OR over the pick
@@ -383,7 +411,9 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
       out := pickV
       outOH := pickOH
       outWaiter := OHToUInt(pickOH)
-      outSlot := Mux1H(pickOH, waiter.map(_.slot))
+      val nextSlot = Mux1H(pickOH, waiter.map(_.slot))
+      outSlot := nextSlot
+      outSlotOH.foreach(_ := VecInit((0 until p.slots).map(i => nextSlot === i.U)))
       outResp.fault := Mux1H(pickOH, waiter.map(_.fault))
       if (!frameRam) {
         outResp.tag := Mux1H(pickOH, waiter.map(_.tag))
@@ -439,6 +469,7 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     // its allocation until its completion has acted): whether the drained waiter was its slot's
     // last is known from registers, and the handshake comes last
     demandFreed := (if (!copyResp) (0 until p.ptbEntries).map(freeing(_)).reduce(_ || _)
+      else if (lastReg) drainHs && (0 until p.ptbEntries).map(outLast).reduce(_ || _)
       else drainHs && (0 until p.ptbEntries).map(i => outSlot === i.U && slot(i).waiters === 1.U).reduce(_ || _))
     // `fastWaiters`: the counts see a free a cycle late (the drain's handshake is the last
     // input of the cycle; a freed slot or waiter is a candidate from c + 2 anyway), so the room
