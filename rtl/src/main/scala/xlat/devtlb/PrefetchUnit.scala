@@ -88,11 +88,6 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
   val candidates = Wire(Vec(p.histPages, Valid(UInt(p.pageBits.W))))
   val ownPtr = Wire(UInt(ptrBits.W))
 
-  /** `registeredChoice`: the candidates as the pick stage can know them, for a prefetch filter
-    * compared a cycle early ([[PickView]]); set by [[lookup]].
-    */
-  var pickView: Option[PickView] = None
-
   /** `matchSid`: the SID of the request in the match stage; `respondSid` that of respond. */
   def lookup(matchSid: UInt, respondSid: UInt): Unit = {
     val predM = Stage.carry(predRead, timing.readReg)
@@ -128,11 +123,11 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
         * successor is known there, and so is the write's entry: the older is the write of the
         * operation in respond during match, the newer that of the operation in respond during
         * pick), so the candidates, which the prefetch filter's results follow, are one
-        * multiplexer behind registers (`fpga/levels.py devtlb_full`).
+        * multiplexer behind fabric registers, which the prefetch filter compares (`issueLater`).
         */
       require(toRespondDepth == 2, "the early history compare needs the match and pick registers")
-      val succK = Stage.carry(succM, timing.hitReg)
-      val newer = RegNext(idx(respondSid, p.historyEntries) === idx(succK, p.historyEntries))
+      val succIdxK = Stage.carry(succIdxM, timing.hitReg)
+      val newer = RegNext(idx(respondSid, p.historyEntries) === succIdxK)
       val sameOldK = RegNext(rec.index === succIdxM)
       val candK = VecInit((0 until p.histPages).map { j =>
         val base = Wire(Valid(UInt(p.pageBits.W)))
@@ -151,7 +146,6 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
         candidates(j).valid := candOld(j).valid || newHit(j)
         candidates(j).bits := Mux(newHit(j), recs(0).page, candOld(j).bits)
       }
-      pickView = Some(PickView(succK, candK, candOld, newHit, recs(0).page))
     }
     ownPtr := ordered.foldLeft(rawPtr)((c, r) => Mux(r.valid && r.index === ownIdx, nextPtr(r.slot), c))
   }
@@ -172,13 +166,6 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
     ptrs.foreach(m => when(sweepHist || en) { m.write(at, Mux(sweepHist, 0.U, nextPtr(ownPtr))) })
   }
 }
-
-/** `registeredChoice`: the prefetch candidates seen from the pick stage. `succK`, `candK`: the
-  * successor and the candidates in pick, with every history write but the newest applied (the
-  * write of the operation in respond at the time); in respond `candOld` is `candK` registered,
-  * and candidate j is the newest write's page `newPage` when `newHit(j)`, else `candOld(j)`.
-  */
-case class PickView(succK: UInt, candK: Vec[Valid[UInt]], candOld: Vec[Valid[UInt]], newHit: Vec[Bool], newPage: UInt)
 
 /** A history write on its way past the reads that did not see it. */
 class HistWrite(p: DevTlbParams, ptrBits: Int) extends Bundle {
