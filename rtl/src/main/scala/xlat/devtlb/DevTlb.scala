@@ -762,14 +762,15 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val fSid = RegNext(t).suggestName("pfFSid")
     val fCand = RegNext(cand).suggestName("pfFCand")
     // the request responding in t + 1 (in pick now) holds a candidate with its key
-    val fSameReq = RegNext(VecInit(cand.map(c => kMiss && kReq.sid === t && kReq.iova === c.bits))).suggestName("pfFSameReq")
+    val candIs = u.candIs.get
+    val fSameReq = RegNext(VecInit((0 until hp).map(j => kMiss && kReq.sid === t && candIs(j, kReq.iova)))).suggestName("pfFSameReq")
     /** Candidate j repeats an earlier valid candidate of the trigger (the history may hold a page
       * twice): it shares the first one's fate, held behind its issue or dropped with it. The
       * first earlier candidate with the same page only.
       */
     val fDupOf = RegNext(VecInit((0 until hp).map(j => VecInit((0 until hp).map(m =>
-      if (m < j) cand(j).valid && cand(m).valid && cand(m).bits === cand(j).bits &&
-        !(0 until m).map(x => cand(x).valid && cand(x).bits === cand(j).bits).foldLeft(false.B)(_ || _)
+      if (m < j) cand(j).valid && cand(m).valid && candIs(m, cand(j).bits) &&
+        !(0 until m).map(x => cand(x).valid && candIs(x, cand(j).bits)).foldLeft(false.B)(_ || _)
       else false.B))))).suggestName("pfFDupOf")
     val (inPbOf, inSlotOf) = filterLate(u, fSid, fCand)
     // ---- the filter (cycle t + 1)

@@ -88,6 +88,12 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
   val candidates = Wire(Vec(p.histPages, Valid(UInt(p.pageBits.W))))
   val ownPtr = Wire(UInt(ptrBits.W))
 
+  /** `registeredChoice`: `candIs(j, x)` is `candidates(j).bits === x`, compared with each page
+    * the candidate may be (the registered one, the newer history write's) and selected last, so
+    * the bypass multiplexer is not in front of the compare; set by [[lookup]].
+    */
+  var candIs: Option[(Int, UInt) => Bool] = None
+
   /** `matchSid`: the SID of the request in the match stage; `respondSid` that of respond. */
   def lookup(matchSid: UInt, respondSid: UInt): Unit = {
     val predM = Stage.carry(predRead, timing.readReg)
@@ -128,7 +134,14 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
       require(toRespondDepth == 2, "the early history compare needs the match and pick registers")
       val succIdxK = Stage.carry(succIdxM, timing.hitReg)
       val newer = RegNext(idx(respondSid, p.historyEntries) === succIdxK)
-      val sameOldK = RegNext(rec.index === succIdxM)
+      // in registered 2-bit parts (one LUT4 each), ANDed in pick: the successor's index leaves
+      // the predictor's block RAM (5.83 ns of clock-to-out on ECP5), so the compare whole was
+      // three LUT levels behind it (`fpga/levels.py devtlb_full` with the DP16KD weighed 6.5:
+      // 12.4, docs/devtlb.md "FPGA", session 25)
+      val sameOldK = RegNext(VecInit((0 until rec.index.getWidth by 2).map { b =>
+        val hi = (b + 2).min(rec.index.getWidth) - 1
+        rec.index(hi, b) === succIdxM(hi, b)
+      })).suggestName("sameOldKParts").asUInt.andR
       val candK = VecInit((0 until p.histPages).map { j =>
         val base = Wire(Valid(UInt(p.pageBits.W)))
         val raw = Stage.carry(pages(j).read(succIdxM), timing.hitReg)
@@ -146,6 +159,7 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
         candidates(j).valid := candOld(j).valid || newHit(j)
         candidates(j).bits := Mux(newHit(j), recs(0).page, candOld(j).bits)
       }
+      candIs = Some((j: Int, x: UInt) => Mux(newHit(j), recs(0).page === x, candOld(j).bits === x))
     }
     ownPtr := ordered.foldLeft(rawPtr)((c, r) => Mux(r.valid && r.index === ownIdx, nextPtr(r.slot), c))
   }
