@@ -610,10 +610,11 @@ async def test_prefetch_pb_hit(dut):
 async def test_prefetch_issue_cycle(dut):
     """The prefetch issue stage (docs "Prefetch Unit", **decided** 2026-11-29, model Q27): a
     trigger R1 (SID a, pred[a] = b, hist[b] = [q]) responding in cycle t, and a request R2 for
-    (b, q) that misses, responding in t + d. With `prefetchDelay` 1 the prefetches of R1 are
-    issued in t + 1 after the request responding then: for d = 1, R2 allocates a demand slot and
-    R1's candidate (b, q) is dropped as held; for d = 2, R2 merges into the prefetch slot. With
-    `prefetchDelay` 0 R2 merges into it for both."""
+    (b, q) that misses, responding in t + d. With `prefetchDelay` D (1, or 2 in `devtlb_full`
+    since 2026-11-30) the prefetches of R1 are issued in t + D after the requests responding
+    until then: for d <= D, R2 allocates a demand slot and R1's candidate (b, q) is dropped as
+    held; for d = D + 1, R2 merges into the prefetch slot. With `prefetchDelay` 0 R2 merges into
+    it for every d."""
     env = await setup(dut, "prefetch_issue_cycle", latency=(4, 4))
     p = env.p
     if not p.prefetch or p.histDistance > 64 or (1 << p.sidBits) < 3:
@@ -633,7 +634,7 @@ async def test_prefetch_issue_cycle(dut):
     for _ in range(p.histDistance - 1):
         await one(env, f, fp)
     await one(env, b, q, timeout=5000)
-    for d in (1, 2):
+    for d in range(1, max(p.prefetchDelay, 1) + 2):
         # (b, q) out of the DevTLB (the history and the predictor keep it)
         env.send_inval(1, b)
         await env.drain(3000)
@@ -655,7 +656,7 @@ async def test_prefetch_issue_cycle(dut):
         expect(c2 - c1 == d, f"R2 accepted {c2 - c1} cycles after R1, wanted {d}")
         expect(o1.kind == "alloc" and o1.successor == b and (b, q) in o1.candidates,
                f"R1 {o1.kind}, successor {o1.successor}, candidates {o1.candidates}")
-        if p.prefetchDelay and d == 1:
+        if d <= p.prefetchDelay:
             expect(o2.kind == "alloc" and (b, q, "slot") in o1.prefetch_drops,
                    f"R2 {o2.kind} (slot {o2.slot}), R1's drops {o1.prefetch_drops}")
         else:

@@ -117,7 +117,12 @@ Q27 The prefetch issue stage (docs "Prefetch Unit", **decided** 2026-11-29, sess
     that responds in t + 1, and with the resp handshakes of cycle t done (a slot freed by one is
     a candidate).  The model knows it when the testbench gives the respond cycles
     (``request(cycle=)``) and calls ``flush_prefetch(cycle)`` after each cycle's operations;
-    without cycles the trigger acts at once, as with ``prefetchDelay`` 0.
+    without cycles the trigger acts at once, as with ``prefetchDelay`` 0.  With
+    ``prefetchDelay`` 2 (``devtlb_full`` since 2026-11-30, session 25: the filter compares the
+    candidates from fabric registers behind the history's block RAM) they are issued in t + 2:
+    after the requests that respond in t + 1 and t + 2, before a completion that responds in
+    either (no request responds right after a completion: the write shadow), with the resp
+    handshakes of t + 1 done; several triggers may wait, and issue oldest first.
 """
 
 from __future__ import annotations
@@ -442,7 +447,7 @@ class DevTlbModel:
         self._seq = 0
         self._freed_at: dict[int, int] = {}   # slot -> cycle of the resp handshake that freed it
         # Q27: the trigger waiting for the issue stage: (successor, history pages, outcome, cycle)
-        self._pending_pf: tuple | None = None
+        self._pending_pf: list = []
 
     def _count(self, name: str, inc: int = 1) -> None:
         self.counters[name] = min(COUNTER_MAX, self.counters[name] + inc)
@@ -504,7 +509,7 @@ class DevTlbModel:
     def idle(self) -> bool:
         """Nothing in flight: no slot, no hit waiting, no invalidation pending."""
         return (all(s is None for s in self.slots) and not self.hitq and not self.invals
-                and self._pending_pf is None)
+                and not self._pending_pf)
 
     # ------------------------------------------------------------- DevTLB/PB
     def row_of(self, sid: int, page: int) -> int:
@@ -680,25 +685,27 @@ class DevTlbModel:
                 old = self.delay.popleft()
                 self.pred[old % p.predictorEntries] = sid
             self.delay.append(sid)
-        # Q27: the prefetches of the request that responded in the cycle before act after this one
-        self.flush_prefetch()
-        self._pending_pf = pending
+        # Q27: the prefetches of the requests that responded prefetchDelay cycles before (or
+        # earlier) act after this one; without a cycle every waiting trigger acts
+        self.flush_prefetch(cycle)
+        if pending is not None:
+            self._pending_pf.append(pending)
         return out
 
     @property
     def pending_trigger(self) -> RequestOutcome | None:
-        """Q27: the outcome of the request whose prefetches wait for the issue stage."""
-        return self._pending_pf[2] if self._pending_pf is not None else None
+        """Q27: the outcome of the oldest request whose prefetches wait for the issue stage."""
+        return self._pending_pf[0][2] if self._pending_pf else None
 
     def flush_prefetch(self, cycle: int | None = None) -> None:
-        """Q27: issue the waiting trigger's prefetches (if any; with ``cycle``, only one whose
-        respond cycle is before ``cycle``).  Called by ``completion`` and ``inval`` before they
-        act, by ``request`` after, and by the testbench after each cycle's operations."""
-        pf = self._pending_pf
-        if pf is None or (cycle is not None and pf[3] >= cycle):
-            return
-        self._pending_pf = None
-        self._trigger(pf[0], pf[1], pf[2])
+        """Q27: issue the waiting triggers' prefetches, oldest first (with ``cycle``, only those
+        issued by the end of ``cycle``: respond cycle + ``prefetchDelay`` <= ``cycle``).  Called by
+        ``completion`` and ``inval`` before they act (every waiting trigger), by ``request`` after
+        it acts, and by the testbench after each cycle's operations."""
+        while self._pending_pf and (cycle is None or
+                                    self._pending_pf[0][3] + self.p.prefetchDelay <= cycle):
+            pf = self._pending_pf.pop(0)
+            self._trigger(pf[0], pf[1], pf[2])
 
     def _trigger(self, t: int, pages: list, out: RequestOutcome) -> None:
         for q in pages:

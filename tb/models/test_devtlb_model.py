@@ -710,3 +710,36 @@ def test_prefetch_issue_stage_order():
     assert m.pending_trigger is o3
     m.flush_prefetch(121)
     assert m.pending_trigger is None and o3.candidates
+
+
+def test_prefetch_issue_stage_order_delay2():
+    """Q27 with prefetchDelay 2 (devtlb_full since 2026-11-30, session 25): a trigger's
+    prefetches act two cycles after its respond, after the requests responding in the two
+    cycles between (each miss of a candidate's page allocates a demand slot and drops the
+    candidate) and before a completion responding in either."""
+    m = mk(FULL, histDistance=2, ptbEntries=8, pbEntries=4, prefetchDelay=2)
+    tag = _warm(m, t_sid=7, pages=[0x70, 0x71], trigger_sid=1, D=2)
+    m.completion(0, 0, fault=1)
+    m.completion(1, 0, fault=1)
+    while m.drain_next():
+        pass
+    o = m.request(tag, 1, 0x1234, cycle=100)                   # trigger responding in 100
+    assert o.candidates == [] and m.pending_trigger is o
+    r1 = m.request(tag + 1, 7, 0x71, cycle=101)                # both requests first
+    assert r1.kind == "alloc" and m.pending_trigger is o and o.candidates == []
+    r2 = m.request(tag + 2, 7, 0x70, cycle=102)
+    assert r2.kind == "alloc" and r2.slot < 8
+    assert o.candidates == [(7, 0x70), (7, 0x71)]
+    assert o.prefetch_drops == [(7, 0x70, "slot"), (7, 0x71, "slot")] and not [a for a in o.ats if a.prefetch]
+    m.flush_prefetch(None)
+    # a completion responding in the cycle after a trigger acts after its prefetches
+    o2 = m.request(tag + 3, 1, 0x1235, cycle=110)
+    send_all(m)
+    m.completion(r2.slot, 0x900, cycle=111)
+    assert m.pending_trigger is None and o2.candidates
+    # the testbench's end-of-cycle call issues a trigger with no operation behind it
+    o3 = m.request(tag + 4, 1, 0x1236, cycle=120)
+    m.flush_prefetch(121)
+    assert m.pending_trigger is o3
+    m.flush_prefetch(122)
+    assert m.pending_trigger is None and o3.candidates

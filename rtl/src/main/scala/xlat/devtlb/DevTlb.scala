@@ -722,78 +722,85 @@ class DevTlb(val p: DevTlbParams) extends Module {
     }
   }
 
-  /** `registeredChoice` (**decided** 2026-11-29, session 21, docs/devtlb.md "Prefetch Unit"):
-    * the candidates of the request that responds in cycle t are filtered in t (the PB, the slots
-    * holding their page, the request's own miss) and the result registered; the prefetch slots
-    * are taken in the issue stage, cycle t + 1, after the request responding in t + 1 and before
-    * a completion responding then. In one cycle (respond) the chain was the successor -> the
-    * history bypass -> the candidate -> its compares with the PB and every slot -> the free
-    * prefetch slots' choice -> the slots' registers (`fpga/levels.py devtlb_full`: 26.4
-    * weighted levels). What can change the filter between t and the issue:
-    *  - the request responding in t + 1 (ordered before the issue): its miss makes or finds a
-    *    slot for its key, so a candidate with that key (compared in t with the key in pick) is
-    *    dropped, as a held page;
-    *  - the issue stage in t (the prefetches of the request that responded in t - 1, ordered
+  /** `registeredChoice` (**decided** 2026-11-29, session 21, docs/devtlb.md "Prefetch Unit"; two
+    * cycles since 2026-11-30, session 25, `prefetchDelay` 2): the candidates of the request that
+    * responds in cycle t are compared in t (the PB, the slots holding their page, `filterLate`)
+    * from the fabric registers behind the history's block RAM, filtered in t + 1 and the result
+    * registered; the prefetch slots are taken in the issue stage, cycle t + 2, after the requests
+    * responding in t + 1 and t + 2 and before a completion responding in either. With the
+    * compares in pick the history's block RAM (5.83 ns of clock-to-out on ECP5) fed them
+    * directly: the routed critical path of `devtlb_full` (69.47 MHz, docs/devtlb.md "FPGA").
+    * In one cycle (respond) the chain was the successor -> the history bypass -> the candidate
+    * -> its compares with the PB and every slot -> the free prefetch slots' choice -> the slots'
+    * registers (`fpga/levels.py devtlb_full`: 26.4 weighted levels). What can change the filter
+    * between the compares in t and the issue:
+    *  - the allocations of cycle t (the trigger's own demand slot, the prefetches of the trigger
+    *    of t - 2): `mergeLast` in t + 1 (`filterLate`);
+    *  - the requests responding in t + 1 and t + 2 (ordered before the issue): a miss makes or
+    *    finds a slot for its key, so a candidate with that key (compared in t, resp. t + 1, with
+    *    the key in pick) is dropped, as a held page;
+    *  - the issue stage in t + 1 (the prefetches of the request that responded in t - 1, ordered
     *    before this trigger's): a candidate with the key of one it issued is held;
-    *  - an earlier candidate of the same trigger issued in t + 1, with the same key;
-    *  - nothing else: the PB changes by fills and invalidations only, and neither responds in
-    *    t - 1 or t (a request responds in t, behind the write shadows), nor before the issue in
-    *    t + 1 (a completion responding then is ordered after it); slots stop holding a page at
-    *    their completion, which likewise is ordered after the issue.
-    * The free prefetch slots are those of cycle t + 1 (`valid`): a slot freed by a `resp`
-    * handshake in t is a candidate, one freed by the completion ordered after the issue is not.
+    *  - an earlier candidate of the same trigger issued in t + 2, with the same key;
+    *  - nothing else (`filterLate`): the PB and the slots' completions are those of cycle t.
+    * The free prefetch slots are those of cycle t + 2 (`valid`) but the one a completion that
+    * responded in t + 1 freed: a slot freed by a `resp` handshake in t + 1 is a candidate, one
+    * freed by the completion ordered after the issue is not.
     */
   private def issueLater(u: PrefetchUnit): Unit = {
+    require(p.prefetchDelay == 2, "the issue stage of `registeredChoice` is two cycles after respond")
     val hp = p.histPages
     val trigger = miss && u.succ.valid
     val t = u.succ.bits
-    // the issue stage: the candidates of the request that responded in the previous cycle
+    val kReq = k.bits.req
+    // the request in pick misses (it responds in the next cycle, before the issue), from its hit
+    // vectors
+    val kMiss = isReq(k) && !kKnownHit
+    // ---- respond (cycle t): the candidates, registered with their compares (`filterLate`)
+    val cand = u.candidates
+    val fTrig = RegNext(trigger, false.B).suggestName("pfFTrig")
+    val fSid = RegNext(t).suggestName("pfFSid")
+    val fCand = RegNext(cand).suggestName("pfFCand")
+    // the request responding in t + 1 (in pick now) holds a candidate with its key
+    val candIs = u.candIs.get
+    val fSameReq = RegNext(VecInit((0 until hp).map(j => kMiss && kReq.sid === t && candIs(j, kReq.iova)))).suggestName("pfFSameReq")
+    /** Candidate j repeats an earlier valid candidate of the trigger (the history may hold a page
+      * twice): it shares the first one's fate, held behind its issue or dropped with it. The
+      * first earlier candidate with the same page only.
+      */
+    val fDupOf = RegNext(VecInit((0 until hp).map(j => VecInit((0 until hp).map(m =>
+      if (m < j) cand(j).valid && cand(m).valid && candIs(m, cand(j).bits) &&
+        !(0 until m).map(x => cand(x).valid && candIs(x, cand(j).bits)).foldLeft(false.B)(_ || _)
+      else false.B))))).suggestName("pfFDupOf")
+    val (inPbOf, inSlotOf) = filterLate(u, fSid, fCand)
+    // ---- the filter (cycle t + 1)
     val isWant = RegInit(VecInit(Seq.fill(hp)(false.B))).suggestName("pfIsWant")
     val isSid = Reg(UInt(p.sidBits.W)).suggestName("pfIsSid")
     val isPage = Reg(Vec(hp, UInt(p.pageBits.W))).suggestName("pfIsPage")
     val isSameIss = Reg(Vec(hp, Vec(hp, Bool()))).suggestName("pfIsSameIss")
-    /** Candidate j repeats an earlier valid candidate of the trigger (the history may hold a page
-      * twice): it shares the first one's fate, held behind its issue or dropped with it.
-      */
     val isDupOf = Reg(Vec(hp, Vec(hp, Bool()))).suggestName("pfIsDupOf")
     val issuedNow = Wire(Vec(hp, Bool()))
     val issuedR = RegNext(issuedNow, VecInit(Seq.fill(hp)(false.B))).suggestName("pfIssuedR")
-    // respond (cycle t): the filter of this trigger's candidates
-    val kReq = k.bits.req
-    // the request in pick misses (it responds in t + 1, before the issue), from its hit vectors
-    val kMiss = isReq(k) && !kKnownHit
-    val (inPbOf, inSlotOf) = filterEarly(u)
-    /** Candidate j's page against `x`, and two candidates' pages against each other, compared for
-      * each page a candidate may be (`PickView`: the newer history write's or the registered one,
-      * both registers) and selected last, so the bypass multiplexer is not in front of the compares.
-      */
-    val view = u.pickView.get
-    def candIs(j: Int, x: UInt): Bool = Mux(view.newHit(j), view.newPage === x, view.candOld(j).bits === x)
-    def candsEq(m: Int, j: Int): Bool = Mux(view.newHit(m), candIs(j, view.newPage), candIs(j, view.candOld(m).bits))
     for (j <- 0 until hp) {
-      val cand = u.candidates(j)
-      val q = cand.bits
-      val inPb = inPbOf(j)
-      // the request's own slot by `miss`, not `alloc`: a miss that merges found a slot with its
-      // key, which the slot compares count already, so the merge decision is not in front
-      val inSlot = inSlotOf(j)
-      isPage(j) := q
-      val sameReq = kMiss && kReq.sid === t && candIs(j, kReq.iova)
-      // the first earlier candidate with the same page only
-      val dupOf = (0 until hp).map(m => if (m < j) cand.valid && u.candidates(m).valid && candsEq(m, j) &&
-        !(0 until m).map(x => u.candidates(x).valid && candsEq(x, j)).foldLeft(false.B)(_ || _) else false.B)
-      // a candidate held by the request behind or repeating an earlier one is not wanted on its
+      // the request responding in t + 2 (in pick now) likewise
+      val sameReq2 = kMiss && kReq.sid === fSid && kReq.iova === fCand(j).bits
+      // a candidate held by a request behind or repeating an earlier one is not wanted on its
       // own: both are known here, so the issue stage's `want` waits only for the issue before it
-      isWant(j) := trigger && cand.valid && !inPb && !inSlot && !sameReq && !dupOf.reduce(_ || _)
+      isWant(j) := fTrig && fCand(j).valid && !inPbOf(j) && !inSlotOf(j) && !fSameReq(j) && !sameReq2 && !fDupOf(j).asUInt.orR
+      isPage(j) := fCand(j).bits
+      // the issue stage's registers hold the previous trigger's candidates, issued in t + 1
       for (m <- 0 until hp) {
-        isSameIss(j)(m) := isSid === t && candIs(j, isPage(m))
-        isDupOf(j)(m) := dupOf(m)
+        isSameIss(j)(m) := isSid === fSid && fCand(j).bits === isPage(m)
+        isDupOf(j)(m) := fDupOf(j)(m)
       }
     }
-    isSid := t
-    // issue (cycle t + 1): the j-th issued candidate takes the j-th free prefetch slot, each found
-    // from `valid` alone on the carry chain
-    val freeNow = (p.ptbEntries until p.slots).map(i => !st.valid(i))
+    isSid := fSid
+    // ---- issue (cycle t + 2): the j-th issued candidate takes the j-th free prefetch slot, each
+    // found from `valid` on the carry chain; a slot freed by the completion that responded in
+    // t + 1 is not free to them (that completion acts after the issue)
+    val compFreeR = RegNext(VecInit((p.ptbEntries until p.slots).map(i => compNow && s.bits.comp.tag === i.U)),
+      VecInit(Seq.fill(p.prefetchSlots)(false.B))).suggestName("pfCompSlotR")
+    val freeNow = (p.ptbEntries until p.slots).map(i => !st.valid(i) && !compFreeR(i - p.ptbEntries))
     val kthFree: Seq[Seq[Bool]] = (0 until hp).scanLeft(freeNow) { case (f, _) =>
       f.zip(SlotTable.firstOHCarry(f)).map { case (a, b) => a && !b } }.map(f => SlotTable.firstOHCarry(f) :+ f.reduce(_ || _))
     // issued(n): n of the earlier candidates were issued (one-hot over 0 .. j)
@@ -830,73 +837,54 @@ class DevTlb(val p: DevTlbParams) extends Module {
     st.preloadPf(isSid, (0 until p.prefetchSlots).map(b =>
       (0 until hp - 1).foldRight(isPage(hp - 1))((j, acc) => Mux(takenBy(j)(b), isPage(j), acc))))
   }
-  /** The prefetch filter of `issueLater` (whether candidate j of the trigger in respond, cycle t,
-    * is covered by the PB, `inPb(j)`, or held by a slot or the trigger's own miss, `inSlot(j)`),
-    * compared in pick (cycle t - 1) from registers and registered, as the merge check is
-    * (`mergeOH`): in one cycle the chain was the history bypass -> the candidate's page -> its
-    * compares with the 48 slots and the 8 PB entries -> their OR -> `pfIsWant`
-    * (`fpga/levels.py devtlb_full`: 16.0 weighted levels, the deepest path). The same results:
-    *  - pick knows the candidate but for the history write of the operation in respond then
-    *    (`PickView`): candidate j is that write's page `newPage` (when `newHit(j)`), or `candK(j)`
-    *    as pick saw it; both are compared and respond selects the result;
-    *  - `candK` with the slots, in registered parts (SID with the slot's mergeable bit, shared by
-    *    the candidates; the page in 2-bit parts; the PB likewise); between t - 1 and t the
-    *    mergeable slots change only by the allocations of cycle t - 1 (the demand slot of the
-    *    request in respond then, the issue stage's prefetches: `mergeLast` in t), compared in
-    *    respond (no completion or invalidation responds in t - 1 in front of a request, the drain
-    *    frees done slots only, and the PB changes by those alone);
-    *  - `newPage` is the page of the request in respond in t - 1, which allocated a slot for it:
-    *    its pages' compare with every slot is the merge check's, made in t - 2 and registered
-    *    (`mergeEarlyParts`), so only the SID differs (the trigger's successor, whose compare is
-    *    shared with `candK`'s); the slots allocated in t - 2 (`mergeLast` in t - 1) and t - 1
-    *    (`mergeLast` in t: that request's own slot and the issue stage's prefetches) are compared
-    *    apart; the PB and the trigger's own miss are compared whole (one page).
+  /** The prefetch filter of `issueLater`: whether candidate j of the trigger that responded in
+    * cycle t is covered by the PB (`inPb(j)`) or held by a slot (`inSlot(j)`), both in cycle
+    * t + 1. The candidates leave the history's block RAM in pick (5.83 ns of clock-to-out on
+    * ECP5: the routed critical path of `devtlb_full` ended at the filter's compares behind it,
+    * docs/devtlb.md "FPGA", session 25), so they are compared in respond from the fabric
+    * registers behind it (`u.candidates`: `candOld` or the newer history write's page, one
+    * multiplexer) and registered with the compares' parts; cycle t + 1 ANDs and ORs them
+    * (`fSid`, `fCand`: the successor and the candidates registered). The same results:
+    *  - in cycle t the slots hold every allocation of the cycles before t; those of cycle t (the
+    *    trigger's own demand slot, the issue stage's prefetches of the trigger of t - 2) are
+    *    `mergeLast` in t + 1, compared whole (68 bits from registers, one page a slot);
+    *  - a slot stops holding a page at its completion and the PB changes by fills and
+    *    invalidations: no completion responds in t - 1 (a request responds in t, behind the
+    *    write shadow), so the PB and the slots of cycle t have every completion before the
+    *    trigger; a completion responding in t + 1 or t + 2 is ordered after the issue, and
+    *    its fill (committed a cycle after its respond) and its slot's completion are in
+    *    neither; no invalidation responds before t + 4 (it is accepted into an empty pipeline);
+    *  - the drain frees done slots only, which are not mergeable.
+    * The prefetches issued in t + 1 and the requests responding in t + 1 and t + 2 are the
+    * issue's and `isWant`'s (`issueLater`).
     */
-  private def filterEarly(u: PrefetchUnit): (Seq[Bool], Seq[Bool]) = {
+  private def filterLate(u: PrefetchUnit, fSid: UInt, fCand: Vec[Valid[UInt]]): (Seq[Bool], Seq[Bool]) = {
     val hp = p.histPages
-    val v = u.pickView.get
-    val kT = v.succK
     val t = u.succ.bits
-    val (early, (last, lastValid)) = (mergeEarlyParts.get, mergeLast.get)
-    // the candidates leave the history's block RAM in pick (5.83 ns of clock-to-out on ECP5, the
-    // routed critical path of `devtlb_full` with 8-bit chunks: docs/devtlb.md "FPGA", session 25),
-    // so each compare part is one LUT4 (two bits of each side) in front of its register
-    val chunk = 2
+    val cand = u.candidates
+    val (last, lastValid) = mergeLast.get
+    // from fabric registers (one multiplexer) the compares take 8-bit chunks, as the merge check
+    val chunk = 8
     val low = 9.min(p.pageBits)
     def hiOf(x: UInt): UInt = x(p.pageBits - 1, low)
-    // pick: the successor's SID against every mergeable slot, the candidates' pages in parts
-    val sidEqR = RegNext(VecInit((0 until p.slots).map(i => st.mergeable(i) && st.slot(i).sid === kT)))
-    val slotPartsR = RegNext(VecInit(v.candK.map(c => VecInit((0 until p.slots).map(i =>
+    // respond: the successor's SID against every mergeable slot, the candidates' pages in parts
+    val sidEqR = RegNext(VecInit((0 until p.slots).map(i => st.mergeable(i) && st.slot(i).sid === t)))
+    val slotPartsR = RegNext(VecInit(cand.map(c => VecInit((0 until p.slots).map(i =>
       VecInit(eqParts(st.slot(i).page, c.bits, chunk)))))))
     // the PB: SID with the valid bit, the low 9 page bits (ignored by a 2 MiB entry), the rest
     val pbE = pb.io.readData.zip(pbValid)
-    val pbSidR = RegNext(VecInit(pbE.map { case (e, ok) => ok && e.sid === kT }))
-    val pbLowR = RegNext(VecInit(v.candK.map(c => VecInit(pbE.map { case (e, _) =>
+    val pbSidR = RegNext(VecInit(pbE.map { case (e, ok) => ok && e.sid === t }))
+    val pbBigR = RegNext(VecInit(pbE.map(_._1.big)))
+    val pbLowR = RegNext(VecInit(cand.map(c => VecInit(pbE.map { case (e, _) =>
       VecInit(eqParts(e.page(low - 1, 0), c.bits(low - 1, 0), chunk)) }))))
-    val pbHighR = RegNext(VecInit(v.candK.map(c => VecInit(pbE.map { case (e, _) =>
+    val pbHighR = RegNext(VecInit(cand.map(c => VecInit(pbE.map { case (e, _) =>
       VecInit(if (p.pageBits > low) eqParts(hiOf(e.page), hiOf(c.bits), chunk) else Seq(true.B)) }))))
-    // pick: the newer write's page (that of the request in respond now)
-    val newK = s.bits.req
-    val pbNewR = RegNext(pbE.map { case (e, ok) => ok && e.covers(kT, newK.iova) }.reduce(_ || _))
-    val newPageEqR = RegNext(VecInit(early.map(x => x.drop(1).reduce(_ && _))))
-    val allocOHs = last.zip(lastValid).map { case (e, ok) => Mux(ok, e.oh, 0.U) }.reduce(_ | _)
-    val recentR = RegNext(allocOHs)
-    val newInLastR = RegNext(last.zip(lastValid).map { case (e, ok) => ok && e.sid === kT && e.page === newK.iova }.reduce(_ || _))
-    // respond
-    val pbBig = pbE.map(_._1.big)
-    val inPb = (0 until hp).map { j =>
-      val raw = (0 until pbN).map(e => pbSidR(e) && (pbBig(e) || pbLowR(j)(e).asUInt.andR) && pbHighR(j)(e).asUInt.andR).reduce(_ || _)
-      Mux(v.newHit(j), pbNewR, raw)
-    }
-    val lastHolds = (x: UInt) => last.zip(lastValid).map { case (e, ok) => ok && e.sid === t && e.page === x }.reduce(_ || _)
-    val slotNew = (0 until p.slots).map(i => sidEqR(i) && newPageEqR(i) && !recentR(i)).reduce(_ || _) ||
-      newInLastR || lastHolds(v.newPage)
-    val inSlot = (0 until hp).map { j =>
-      val c = v.candOld(j).bits
-      val raw = (0 until p.slots).map(i => sidEqR(i) && slotPartsR(j)(i).asUInt.andR).reduce(_ || _) || lastHolds(c)
-      val own = Mux(v.newHit(j), req.sid === t && req.iova === v.newPage, req.sid === t && req.iova === c)
-      Mux(v.newHit(j), slotNew, raw) || miss && own
-    }
+    // t + 1
+    val inPb = (0 until hp).map(j =>
+      (0 until pbN).map(e => pbSidR(e) && (pbBigR(e) || pbLowR(j)(e).asUInt.andR) && pbHighR(j)(e).asUInt.andR).reduce(_ || _))
+    val lastHolds = (x: UInt) => last.zip(lastValid).map { case (e, ok) => ok && e.sid === fSid && e.page === x }.reduce(_ || _)
+    val inSlot = (0 until hp).map(j =>
+      (0 until p.slots).map(i => sidEqR(i) && slotPartsR(j)(i).asUInt.andR).reduce(_ || _) || lastHolds(fCand(j).bits))
     (inPb, inSlot)
   }
 

@@ -78,11 +78,13 @@ case class DevTlbParams(
     */
   val registeredChoice: Boolean = !formalPorts && sets > 1 && timing.readReg && timing.selReg && slots > 1
   val allocDelay: Int = if (registeredChoice) 2 else 1
-  /** Cycles between a trigger's respond and the allocation of its prefetch slots: 1 with
+  /** Cycles between a trigger's respond and the allocation of its prefetch slots: 2 with
     * `registeredChoice` (the issue stage, docs/devtlb.md "Prefetch Unit", **decided** 2026-11-29,
-    * session 21), else 0. In the manifest of the `registeredChoice` configurations only.
+    * session 21, at 1; 2 since 2026-11-30, session 25: the filter compares the candidates from the
+    * fabric registers behind the history's block RAM), else 0. In the manifest of the
+    * `registeredChoice` configurations only.
     */
-  val prefetchDelay: Int = if (registeredChoice && prefetch) 1 else 0
+  val prefetchDelay: Int = if (registeredChoice && prefetch) 2 else 0
 
   def derived: Seq[(String, Any)] = Seq(
     "allocDelay" -> allocDelay,

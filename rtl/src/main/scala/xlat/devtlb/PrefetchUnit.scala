@@ -88,10 +88,11 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
   val candidates = Wire(Vec(p.histPages, Valid(UInt(p.pageBits.W))))
   val ownPtr = Wire(UInt(ptrBits.W))
 
-  /** `registeredChoice`: the candidates as the pick stage can know them, for a prefetch filter
-    * compared a cycle early ([[PickView]]); set by [[lookup]].
+  /** `registeredChoice`: `candIs(j, x)` is `candidates(j).bits === x`, compared with each page
+    * the candidate may be (the registered one, the newer history write's) and selected last, so
+    * the bypass multiplexer is not in front of the compare; set by [[lookup]].
     */
-  var pickView: Option[PickView] = None
+  var candIs: Option[(Int, UInt) => Bool] = None
 
   /** `matchSid`: the SID of the request in the match stage; `respondSid` that of respond. */
   def lookup(matchSid: UInt, respondSid: UInt): Unit = {
@@ -128,12 +129,19 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
         * successor is known there, and so is the write's entry: the older is the write of the
         * operation in respond during match, the newer that of the operation in respond during
         * pick), so the candidates, which the prefetch filter's results follow, are one
-        * multiplexer behind registers (`fpga/levels.py devtlb_full`).
+        * multiplexer behind fabric registers, which the prefetch filter compares (`issueLater`).
         */
       require(toRespondDepth == 2, "the early history compare needs the match and pick registers")
-      val succK = Stage.carry(succM, timing.hitReg)
-      val newer = RegNext(idx(respondSid, p.historyEntries) === idx(succK, p.historyEntries))
-      val sameOldK = RegNext(rec.index === succIdxM)
+      val succIdxK = Stage.carry(succIdxM, timing.hitReg)
+      val newer = RegNext(idx(respondSid, p.historyEntries) === succIdxK)
+      // in registered 2-bit parts (one LUT4 each), ANDed in pick: the successor's index leaves
+      // the predictor's block RAM (5.83 ns of clock-to-out on ECP5), so the compare whole was
+      // three LUT levels behind it (`fpga/levels.py devtlb_full` with the DP16KD weighed 6.5:
+      // 12.4, docs/devtlb.md "FPGA", session 25)
+      val sameOldK = RegNext(VecInit((0 until rec.index.getWidth by 2).map { b =>
+        val hi = (b + 2).min(rec.index.getWidth) - 1
+        rec.index(hi, b) === succIdxM(hi, b)
+      })).suggestName("sameOldKParts").asUInt.andR
       val candK = VecInit((0 until p.histPages).map { j =>
         val base = Wire(Valid(UInt(p.pageBits.W)))
         val raw = Stage.carry(pages(j).read(succIdxM), timing.hitReg)
@@ -151,7 +159,7 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
         candidates(j).valid := candOld(j).valid || newHit(j)
         candidates(j).bits := Mux(newHit(j), recs(0).page, candOld(j).bits)
       }
-      pickView = Some(PickView(succK, candK, candOld, newHit, recs(0).page))
+      candIs = Some((j: Int, x: UInt) => Mux(newHit(j), recs(0).page === x, candOld(j).bits === x))
     }
     ownPtr := ordered.foldLeft(rawPtr)((c, r) => Mux(r.valid && r.index === ownIdx, nextPtr(r.slot), c))
   }
@@ -172,13 +180,6 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
     ptrs.foreach(m => when(sweepHist || en) { m.write(at, Mux(sweepHist, 0.U, nextPtr(ownPtr))) })
   }
 }
-
-/** `registeredChoice`: the prefetch candidates seen from the pick stage. `succK`, `candK`: the
-  * successor and the candidates in pick, with every history write but the newest applied (the
-  * write of the operation in respond at the time); in respond `candOld` is `candK` registered,
-  * and candidate j is the newest write's page `newPage` when `newHit(j)`, else `candOld(j)`.
-  */
-case class PickView(succK: UInt, candK: Vec[Valid[UInt]], candOld: Vec[Valid[UInt]], newHit: Vec[Bool], newPage: UInt)
 
 /** A history write on its way past the reads that did not see it. */
 class HistWrite(p: DevTlbParams, ptrBits: Int) extends Bundle {
