@@ -67,6 +67,8 @@ MUTATIONS = {
                           "pickK_bmAny = bmSetK_2_0 & bmSetK_1_0[2:0] == bmKeyK_0[2:0];"),
     "sets_inval_keeps_set1": ("inval kinds 0 and 3 clear no bitmap word of set 1",
                               "clearAll_1 <= _GEN_17 | ", "clearAll_1 <= 1'h0 | "),
+    "sets_stale_fills": ("a stale walk fills its bitmap word into the set",
+                         "dR_fillBm <= stD_sBitmap & ~staleD;", "dR_fillBm <= stD_sBitmap;"),
     "sets_valid_wrong_set": ("the set's flash flag read at the wrong VA bit (vpn[7] instead of vpn[6])",
                              "bmValidC_setOH <= 2'h1 << issue_bits_req_vpn[6];",
                              "bmValidC_setOH <= 2'h1 << issue_bits_req_vpn[7];"),
