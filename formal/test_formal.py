@@ -57,6 +57,8 @@ TASKS = [
     ("devtlb/devtlb.sby", "devtlb_cover", ["devtlb_formal"]),
     ("perforated/perforated.sby", "perforated_prove", ["perforated_formal"]),
     ("perforated/perforated.sby", "perforated_cover", ["perforated_formal"]),
+    ("perforated/perforated.sby", "perforated_sets_prove", ["perforated_formal_sets"]),
+    ("perforated/perforated.sby", "perforated_sets_cover", ["perforated_formal_sets"]),
 ]
 
 # Test-only configurations (no named configuration has them): name -> (block, base configuration
@@ -76,6 +78,9 @@ TEST_ONLY = {
     "babelfish_formal_sram2": ("babelfish", "babelfish_formal", {"storage": "sram", "latency": 2}),
     "babelfish_formal_sram4": ("babelfish", "babelfish_formal", {"storage": "sram", "latency": 4}),
     "babelfish_formal_sram6": ("babelfish", "babelfish_formal", {"storage": "sram", "latency": 6}),
+    # the set-associative bitmap word cache of perforated_default (block RAM, VA-indexed,
+    # PA-tagged), 2 sets x 1 way; perforated_formal keeps perforated_flops' fully associative one
+    "perforated_formal_sets": ("perforated", "perforated_formal", {"bitmapSets": 2, "bitmapEntries": 2}),
 }
 
 

@@ -4,7 +4,10 @@
 // "Properties to prove"; README.md beside this file says how each is proved. Sizes come from
 // the configuration's params.svh (build/rtl/perforated_formal/params.svh); the port list of the
 // instance below is the formal configuration's (2 walk slots, 2 x 2 entries per array, 2
-// bitmap words, a response queue of 4).
+// bitmap words, a response queue of 6). With `SETS` (tasks perforated_sets_*, 2026-11-30) the
+// instance is perforated_formal_sets' (the same but the bitmap cache: 2 sets x 1 way, block
+// RAM, VA-indexed, PA-tagged; dbg_bitmap_i is set i): every property and invariant below reads
+// the same ports, so they are stated once for both caches.
 //
 // Method
 //   * Every DUT input is free ($anyseq) every cycle, except:
@@ -102,7 +105,11 @@ module perforated_fv (
   always @(posedge clock) init <= 1'b0;
   wire reset = init | reset_free;
 
+`ifdef SETS
+`include "perforated_sets_ports.svh"
+`else
 `include "perforated_ports.svh"
+`endif
 
   // ---- wrapper state -------------------------------------------------------------------------
   wire req_fire = req_valid && req_ready;
@@ -396,5 +403,38 @@ module perforated_fv (
       c_miss_handed: cover (dbg_handValid);
     end
   end
+`ifdef SETS
+  // The set-associative bitmap cache (perforated_formal_sets: 2 sets x 1 way, entry i = set i;
+  // dbg_bmEvents: a lookup's hit and a fill in respond, the set of the operation there).
+  wire bmHit = dbg_bmEvents_hit;
+  wire bmFill = dbg_bmEvents_fill;
+  wire bmSet = dbg_bmEvents_set;
+  wire [PA-22:0] bmFrame0 = bmIdx[0][PA-19:3];
+  wire [PA-22:0] bmFrame1 = bmIdx[1][PA-19:3];
+  // F's invalidation accepted while a bitmap word was valid
+  reg invWithWord;
+  always @(posedge clock) begin
+    if (reset) invWithWord <= 1'b0;
+    else if (inv3F) invWithWord <= dbg_bitmapValid != 2'b00;
+  end
+  always @(posedge clock) begin
+    if (age >= 2'd2 && !reset) begin
+      // a lookup hits in set 1 (the set is the VA's, not always 0)
+      c_bm_hit_set1: cover (bmHit && bmSet == 1'b1);
+      // ... while set 0 holds a word of another frame (PA tags of different large pages)
+      c_bm_hit_set1_other: cover (bmHit && bmSet == 1'b1 && dbg_bitmapValid == 2'b11 && bmFrame0 != bmFrame1);
+      // ... and of the same frame (two regions of one large page in two sets)
+      c_bm_hit_set1_same: cover (bmHit && bmSet == 1'b1 && dbg_bitmapValid == 2'b11 && bmFrame0 == bmFrame1);
+      // a miss fills set 1 while set 0 holds a word; a fill replaces a valid word (its one way)
+      c_bm_fill_set1: cover (bmFill && bmSet == 1'b1 && dbg_bitmapValid[0]);
+      c_bm_fill_evict: cover (bmFill && dbg_bitmapValid[bmSet]);
+      // kind 3 while a word is valid: every word is gone once it landed
+      c_bm_inv_clear: cover (hole_by_inval && pend == 3'd0 && invWithWord && dbg_bitmapValid == 2'b00);
+      // (a stale walk's bitmap step answering, its word not cached, `staleBm_q[3] && !bmFill`,
+      // is not reached within depth 46: README.md; mutation sets_stale_fills shows the proof
+      // needs it not cached)
+    end
+  end
+`endif
 `endif
 endmodule

@@ -126,8 +126,8 @@ class PerforatedParams:
                     self.bitmapEntries % self.bitmapSets:
                 raise ValueError(f"bitmapEntries / bitmapSets (the bitmap cache's ways) must be "
                                  f"1..16, got {self.bitmapEntries} / {self.bitmapSets}")
-            if self.storage != "sram" or self.latency != 4:
-                raise ValueError("bitmapSets > 1 needs storage = sram and latency = 4")
+            if self.latency != 4 or not (self.storage == "sram" or self.formalPorts):
+                raise ValueError("bitmapSets > 1 needs latency = 4 and storage = sram (or formalPorts)")
         rng("pwcEntries", 0, 64)
         rng("walkers", 1, 8)
         rng("asidBits", 1, 16)

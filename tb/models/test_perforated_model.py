@@ -261,8 +261,10 @@ def test_set_associative_bitmap_cache_va_index_alias_and_kind3():
     assert len(t.bitmap_words()) == 3                   # physical: kinds 1 and 2 keep them
     t.run([dict(inval=INV_FRAME, frame=other.ppn2m >> 9)])
     assert t.bitmap_words() == []                       # every word, not only the frame's
-    with pytest.raises(ValueError, match="bitmapSets > 1 needs storage = sram and latency = 4"):
+    with pytest.raises(ValueError, match="bitmapSets > 1 needs latency = 4 and storage = sram"):
         PerforatedParams(bitmapEntries=64, bitmapSets=16, storage="flops")
+    # (the formal configuration of the set-associative cache: flops with formalPorts)
+    PerforatedParams(bitmapEntries=2, bitmapSets=2, storage="flops", formalPorts=True)
     with pytest.raises(ValueError, match="ways"):
         PerforatedParams(bitmapEntries=64, bitmapSets=2)
 

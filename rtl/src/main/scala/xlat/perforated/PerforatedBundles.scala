@@ -223,6 +223,14 @@ class PerforatedDbg(p: PerforatedParams) extends Bundle {
   val handSlot = UInt(p.slotBits.W)
   /** Every slot's valid bit, the handed one included. */
   val slotBusy = UInt(p.walkers.W)
+  /** With `bitmapSets` > 1: the set-associative bitmap cache's events in respond (a lookup's hit,
+    * a fill) and the set of the operation there (the covers of formal/perforated).
+    */
+  val bmEvents = Option.when(p.bmSA)(new Bundle {
+    val hit = Bool()
+    val fill = Bool()
+    val set = UInt(p.bmSetBits.max(1).W)
+  })
 }
 
 /** What the decide stage computes for respond (registered): the operation's decision but the

@@ -172,8 +172,10 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     * request's VA, so it reads the same set (its compare is its fill's same-key vector). The
     * fill is written in the step's respond, like the arrays' fills, behind its write shadow.
     */
+  // (with `formalPorts` (a formal configuration of the set-associative cache, docs "The bitmap
+  // word cache's size") the same block-RAM storage with its `view` of every entry for `dbg`)
   private val bmArr = Option.when(p.bmSA)(Module(new SetAssocStorage(new EBitmap(p), p.bitmapSets, p.bitmapWays, true,
-    readReg = timing.readReg, readsNeverWrite = true)))
+    readReg = timing.readReg, readsNeverWrite = true, view = p.formalPorts)))
   private val bmValid = Option.when(p.bmSA)(new SetValid(p.bitmapSets, p.bitmapWays))
   private val bmRepl = Option.when(p.bmSA && p.bitmapWays > 1)(new ArrayPlru(p.bitmapWays, p.bitmapSets, ramState, early = true))
   private def bmSetOf(vpn: UInt): UInt = if (p.bmSetBits == 0) 0.U(1.W) else vpn(6 + p.bmSetBits - 1, 6)
@@ -399,15 +401,19 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // (the set's valid word read in the read stage and its flash flag in the row stage, from the
   // set decoded one-hot in the read stage, each registered: read whole in the row stage, the
   // 512 flags' AND-OR behind the decoder was the deepest path, 11.6 weighted levels)
+  // (without `rowReg`, i.e. a formal configuration, the word read in the read stage is match's
+  // and the flag is read from the set decoded there: the same registers, one stage fewer)
   private val bmValidC = bmValid.map { v =>
     val set = bmSetOf(readOp.bits.req.vpn)
     val wordRow = Reg(UInt(p.bitmapWays.W))
     wordRow := v.readWord(set)
     val setOH = Reg(UInt(p.bitmapSets.W))
     setOH := UIntToOH(set, p.bitmapSets)
-    val wordC = Reg(UInt(p.bitmapWays.W))
-    wordC := wordRow
-    v.applyFlags(wordC, RegNext(v.readFlags(setOH)._1), false.B, Seq.fill(p.bitmapWays)(false.B))
+    if (p.rowReg) {
+      val wordC = Reg(UInt(p.bitmapWays.W))
+      wordC := wordRow
+      v.applyFlags(wordC, RegNext(v.readFlags(setOH)._1), false.B, Seq.fill(p.bitmapWays)(false.B))
+    } else v.applyFlags(wordRow, v.readFlags(setOH)._1, false.B, Seq.fill(p.bitmapWays)(false.B))
   }
   /** ... and its tags and valid bits carried to pick, where they are compared. */
   private val bmSetK = bmRowC.map(r => (toPick(VecInit(r.map(_.index))), toPick(bmValidC.get)))
@@ -467,7 +473,10 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   // (each a word ANDed with the page offset's one-hot, decoded in the row stage, and ORed: about
   // 42 LUT4 a word against 57 for a 64:1 multiplexer tree or an indexed read, and one-hot selects
   // of fan-out `bitmapEntries` instead of six of fan-out 1 000)
-  private val offOHC = Option.when(p.preDecide)(RegNext(UIntToOH(c0.bits.req.vpn(5, 0), 64)))
+  // (also with `bitmapSets` > 1 without `preDecide`, i.e. a formal configuration: the cached
+  // words are read only here, from the set's row; without the row stage `c0` is match itself)
+  private val offOHC = Option.when(p.bmBitsEarly)(
+    if (p.rowReg) RegNext(UIntToOH(c0.bits.req.vpn(5, 0), 64)) else UIntToOH(c0.bits.req.vpn(5, 0), 64))
   private val bmBitsC = offOHC.map(oh => VecInit(bmRowC.map(_.map(_.word)).getOrElse(bmWords.all).map(w => (w & oh).orR)))
 
   // ---- pick stage --------------------------------------------------------------------------
@@ -1002,8 +1011,9 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     val setR = RegNext(setD)
     val vS = RegNext(Stage.carry(Stage.carry(bmValidC.get, timing.hitReg), timing.selReg))
     val free = vS.map(!_)
-    val victim = bmRepl.map(r => RegNext(r.victimEarly(bmSetOf(opC.req.vpn), bmSetOf(k.bits.req.vpn), setD, evBmHit, setR, bmIdx)))
-      .getOrElse(0.U)
+    // (the PLRU words in flops with `formalPorts`: read in respond)
+    val victim = bmRepl.map(r => if (ramState) RegNext(r.victimEarly(bmSetOf(opC.req.vpn), bmSetOf(k.bits.req.vpn), setD, evBmHit, setR, bmIdx))
+      else r.victim(setR)).getOrElse(0.U)
     val way = Mux(bmSameS.asUInt.orR, OHToUInt(bmSameS), Mux(free.reduce(_ || _), PriorityEncoder(free), victim))
     val a = bmArr.get
     a.io.write.valid := fillBm
@@ -1110,7 +1120,8 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   io.dbg.foreach { d =>
     d.valid4k := valid4k.flat
     d.valid2m := valid2m.flat
-    d.bitmapValid := bm.valid.asUInt
+    d.bitmapValid := (if (p.bmSA) VecInit(bmValid.get.view(Seq.fill(p.bitmapSets)(Seq.fill(p.bitmapWays)(false.B))).flatten).asUInt
+      else bm.valid.asUInt)
     // (a slot being handed to the miss queue's head holds the ended walk's state until the next
     // cycle: not live; the head is still in the queue)
     d.slotValid := sv.asUInt & ~Mux(handR, UIntToOH(handSlot, p.walkers), 0.U)
@@ -1126,9 +1137,16 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     d.invalCount := inv.count
     d.entries4k := VecInit(a4k.io.all.flatten)
     d.entries2m := VecInit(a2m.io.all.flatten)
-    for (i <- 0 until p.bitmapEntries) {
+    // (set * ways + way with `bitmapSets` > 1)
+    if (p.bmSA) d.bitmap := VecInit(bmArr.get.io.all.flatten)
+    else for (i <- 0 until p.bitmapEntries) {
       d.bitmap(i).index := bm.entries(i).index
       d.bitmap(i).word := bmWords.all(i)
+    }
+    d.bmEvents.foreach { e =>
+      e.hit := evBmHit
+      e.fill := fillBm
+      e.set := RegNext(bmSetOf(opD.req.vpn))
     }
     d.slots := ws
     require(held.size == 4, "formalPorts needs latency 4 (every stage register)")
@@ -1183,8 +1201,8 @@ class PPick(p: PerforatedParams, pwcN: Int) extends Bundle {
   /** `bmVec` encoded (it is one-hot or empty). */
   val bmIdx = UInt(log2Ceil(p.bmCmp).max(1).W)
   val bmAny = Bool()
-  /** With `preDecide`: the page's bit of every cached word (meaningful where `bmVec` is set). */
-  val bmBits = Option.when(p.preDecide)(Vec(p.bmCmp, Bool()))
+  /** With `bmBitsEarly`: the page's bit of every cached word (meaningful where `bmVec` is set). */
+  val bmBits = Option.when(p.bmBitsEarly)(Vec(p.bmCmp, Bool()))
   /** The 4 KiB and 2 MiB winners' entries (meaningful when `any4k` / `any2m`). */
   val e4k = new E4k(p)
   val e2m = new E2m(p)

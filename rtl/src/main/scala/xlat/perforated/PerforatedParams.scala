@@ -50,7 +50,11 @@ case class PerforatedParams(
   range("respQueue", respQueue, 2, 16)
   range("invalPending", invalPending, 1, 8)
   require(StorageKind.names.contains(storage), s"storage must be one of ${StorageKind.names.mkString(", ")}, got '$storage'")
-  require(bitmapSets == 1 || (storage == "sram" && latency == 4), "bitmapSets > 1 needs storage = sram and latency = 4")
+  // (with `formalPorts` also storage = flops: the formal configuration of the set-associative
+  // cache, **decided** 2026-11-30, docs "The bitmap word cache's size"; its cache is the same
+  // block-RAM storage)
+  require(bitmapSets == 1 || (latency == 4 && (storage == "sram" || formalPorts)),
+    "bitmapSets > 1 needs latency = 4 and storage = sram (or formalPorts)")
 
   val sram: Boolean = storage == "sram"
   /** Stage registers of the lookup pipeline (docs "Timing"). */
@@ -103,6 +107,11 @@ case class PerforatedParams(
   /** The bitmap tags compared per lookup: a set's ways, or every entry of the flop array. */
   val bmCmp: Int = if (bmSA) bitmapWays else bitmapEntries
   val bmSetBits: Int = log2Ceil(bitmapSets)
+  /** The page's bit of every cached bitmap word selected in match and carried to decide: with
+    * `preDecide`, and with the set-associative cache (whose words are read only with the set's
+    * row, in match) in the formal configuration too.
+    */
+  val bmBitsEarly: Boolean = preDecide || bmSA
   /** A bitmap word's tag: the 4 KiB frame number >> 6. */
   val bmIndexBits: Int = paBits - 18
   /** A 2 MiB physical frame number (PA >> 21). */
