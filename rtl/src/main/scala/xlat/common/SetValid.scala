@@ -75,6 +75,27 @@ class SetValid(val sets: Int, val ways: Int) {
     (flag(clearAll), flag(clearNonGlobal))
   }
 
+  /** [[readFlags]]'s `all` over two cycles, for a caller that reads it in the cycle it reads the
+    * word (`set` from a register) and registers it: the `clearAll` flag, in each of the
+    * `sets / n` groups of `n` consecutive sets, of the set whose low bits are `set`'s (an
+    * `n`:1 multiplexer per group, no decoder in front); a cycle later [[groupPick]] keeps the
+    * one of `set`'s group. Each half is a few LUT levels where the AND-OR over every set behind
+    * a one-hot set is one long path across the flags' placement.
+    */
+  def groupFlags(set: UInt, n: Int): Vec[Bool] = {
+    require(n >= 1 && isPow2(n) && n <= sets, s"SetValid: group size must be a power of 2 in 1..$sets, got $n")
+    val lo = if (n == 1) 0.U else set(log2Ceil(n) - 1, 0)
+    VecInit((0 until sets / n).map(g => VecInit(clearAll.slice(g * n, (g + 1) * n))(lo)))
+  }
+
+  /** The flag of [[groupFlags]] (registered by the caller) in the group `groupOH` (one-hot, the
+    * set's high bits decoded, registered with it).
+    */
+  def groupPick(flags: Vec[Bool], groupOH: UInt): Bool = {
+    require(groupOH.getWidth == flags.size)
+    (groupOH & flags.asUInt).orR
+  }
+
   /** Every entry's valid bit now (`global(i)(w)`: the global bit stored in way w of set i), for
     * a formal view of every entry: one combinational read of the memory per set.
     */

@@ -227,7 +227,15 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val heldReqs = PopCount(held.map(isKind(_, OpKind.Req)))
   private val heldAnswers = PopCount(held.map(x => x.valid && x.bits.kind =/= OpKind.Inval))
   private val freeSlots = PopCount(sv.map(!_))
-  private val respRoom = (respq.io.count +& heldAnswers) < p.respQueue.U
+  /** With `opReg`, `respRoom` is a register computed a cycle ahead (below, from the queue's next
+    * count and the stage registers' next operations: the same function of the next state, no
+    * cycle changes). The read stage's operation register drives the block RAMs' read addresses,
+    * far from the acceptance logic: its kind, counted into `heldAnswers` and added to the
+    * queue's count, reached the write shadow's load through `mem_resp.ready` and `goodStep`
+    * (the routed critical path of session 25's seed 1, 96.93 MHz).
+    */
+  private val respRoomR = Option.when(p.opReg)(RegInit(true.B))
+  private val respRoom = respRoomR.getOrElse((respq.io.count +& heldAnswers) < p.respQueue.U)
   /** The miss queue (docs "Acceptance", decided 2026-11-28): a request that needs memory and
     * finds every walk slot busy in its respond waits here, in order, with its slot state (its
     * first read) decided there; one place per request the pipeline holds, so that acceptance
@@ -398,22 +406,34 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
     * pipeline).
     */
   private val bmRowC = bmArr.map(a => toMatch(a.io.readData))
-  // (the set's valid word read in the read stage and its flash flag in the row stage, from the
-  // set decoded one-hot in the read stage, each registered: read whole in the row stage, the
-  // 512 flags' AND-OR behind the decoder was the deepest path, 11.6 weighted levels)
-  // (without `rowReg`, i.e. a formal configuration, the word read in the read stage is match's
-  // and the flag is read from the set decoded there: the same registers, one stage fewer)
+  // (with `rowReg` the set's valid word and its flash flag are read in the read stage, each
+  // registered; the flag in two halves, [[SetValid.groupFlags]] there and the group's pick in the
+  // row stage: read whole in the row stage, the 512 flags' AND-OR behind the decoder was the
+  // deepest path, 11.6 weighted levels, and from a one-hot set register in the read stage it was
+  // session 25's seed 2 path, 9.60 ns. Reading the flag a cycle earlier than before is exact: a
+  // flag changes only with a fill's write or an invalidation's flash, in respond, and the write
+  // shadow keeps every earlier operation's respond out of the cycle an operation reads, as for
+  // the word. Without `rowReg`, i.e. a formal configuration, the word read in the read stage is
+  // match's and the flag is read in match from the set decoded one-hot in the read stage: the
+  // form the proofs cover, with no row stage to split the flags' AND-OR over.)
   private val bmValidC = bmValid.map { v =>
     val set = bmSetOf(readOp.bits.req.vpn)
     val wordRow = Reg(UInt(p.bitmapWays.W))
     wordRow := v.readWord(set)
-    val setOH = Reg(UInt(p.bitmapSets.W))
-    setOH := UIntToOH(set, p.bitmapSets)
     if (p.rowReg) {
+      val group = p.bitmapSets.min(16)
+      val flagsRow = RegNext(v.groupFlags(set, group))
+      val groups = p.bitmapSets / group
+      val groupOH = Reg(UInt(groups.W))
+      groupOH := (if (groups == 1) 1.U else UIntToOH(set >> log2Ceil(group), groups))
       val wordC = Reg(UInt(p.bitmapWays.W))
       wordC := wordRow
-      v.applyFlags(wordC, RegNext(v.readFlags(setOH)._1), false.B, Seq.fill(p.bitmapWays)(false.B))
-    } else v.applyFlags(wordRow, v.readFlags(setOH)._1, false.B, Seq.fill(p.bitmapWays)(false.B))
+      v.applyFlags(wordC, RegNext(v.groupPick(flagsRow, groupOH)), false.B, Seq.fill(p.bitmapWays)(false.B))
+    } else {
+      val setOH = Reg(UInt(p.bitmapSets.W))
+      setOH := UIntToOH(set, p.bitmapSets)
+      v.applyFlags(wordRow, v.readFlags(setOH)._1, false.B, Seq.fill(p.bitmapWays)(false.B))
+    }
   }
   /** ... and its tags and valid bits carried to pick, where they are compared. */
   private val bmSetK = bmRowC.map(r => (toPick(VecInit(r.map(_.index))), toPick(bmValidC.get)))
@@ -1080,6 +1100,22 @@ class PerforatedL2Tlb(val p: PerforatedParams) extends Module {
   private val countNext = respq.io.count + enqNow.asUInt - deqNow.asUInt
   inv.update(invNow && op.last, sv.asUInt, respq.io.count - deqNow.asUInt,
     Mux(freeing, UIntToOH(op.slot, p.walkers), 0.U), deqNow, owedAfterFree = Some(countNext))
+  respRoomR.foreach { room =>
+    // the queue's count and the answers among the stage registers' next operations (`stageIns`)
+    // but the accepted one are flops: their sum is compared with four bounds, and the late
+    // terms, the accepted operation's answer and the queue's enqueue and dequeue (a change of -1
+    // to +2), select the compare (with the queue's next count in the sum, the add behind
+    // respond's `rv` was the routed path of every route of this change's first cut, 96.29 MHz
+    // on perforated_off)
+    def answer(x: Valid[POp]): Bool = x.valid && x.bits.kind =/= OpKind.Inval
+    val (late, early) = stageIns.partition(_ eq issue)
+    val base = respq.io.count +& PopCount(early.map(answer))
+    val lateAnswer = late.map(answer).foldLeft(false.B)(_ || _)
+    def lt(d: Int): Bool = base < (p.respQueue - d).U
+    room := Mux(deqNow,
+      Mux(enqNow, Mux(lateAnswer, lt(1), lt(0)), Mux(lateAnswer, lt(0), lt(-1))),
+      Mux(enqNow, Mux(lateAnswer, lt(2), lt(1)), Mux(lateAnswer, lt(1), lt(0))))
+  }
   // (the tracker's own update of its count, the same width: equal to its next count in every state)
   invOkR := ((inv.count + (invNow && op.last).asUInt) - inv.done.asUInt) < p.invalPending.U
   io.invalDone.valid := inv.done
