@@ -31,7 +31,9 @@ from xlat_tb import batch  # noqa: E402
 
 # node-id fragments of the tasks to start first, longest first (CPU seconds on a quiet machine)
 SLOW_FIRST = [
-    "test_sby[perforated_prove]",       # ~300 s (k = 8, with the miss queue; 2026-11-28)
+    "test_sby[perforated_sets_prove]",  # ~325-366 s (the set-associative bitmap cache, k = 8; 2026-11-30)
+    "test_sby[perforated_prove]",       # ~250-300 s (k = 8, with the miss queue; 2026-11-28)
+    "test_sby[perforated_sets_cover]",  # ~140-173 s (depth 46; 2026-11-30)
     "test_sby[walker_cover_walks]",     # ~76 s
     "test_sby[prove_share_sram6]",      # ~74 s
     "test_sby[perforated_cover]",       # ~55 s (checked at step 37 only since 2026-11-28; 137 s before)
