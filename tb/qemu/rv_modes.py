@@ -1,0 +1,157 @@
+"""The walker's reference model in the three RISC-V translation modes, and its results in the
+ISA's terms (trap cause, tval, tval2 = htval / mtval2), for the QEMU cross-check
+(docs/qemu-crosscheck.md).
+
+Why: ``models.walker.walk`` walks both stages only (the NestedWalker of today).  Until the
+walker (and its model) take a per-request ``mode``, this adapter reuses the model's own walk
+code for the other two modes, without copying it:
+
+* ``both``   -- ``walk`` as it is (VS-stage over G-stage);
+* ``stage1`` -- the model's guest walk with the host translation replaced by the identity
+  (satp: the guest format's tables hold physical addresses);
+* ``stage2`` -- the model's host translation alone, of GPA = VA (vsatp = Bare).
+
+``outcome`` turns a model (or RTL) response into what a RISC-V hart reports: a load's value
+(the word the translation points at), a store's physical address, or a trap.
+"""
+
+from __future__ import annotations
+
+from models.ptformats import CMD_READ, CMD_WRITE
+from models.walker import (F_ADDR, F_BUS, F_GUEST, F_HOST, F_RSVD, STAGE_GUEST, WalkRequest,
+                           WalkResult, _Fault, _Walk, walk)
+
+MODES = ("stage1", "stage2", "both")
+
+# RISC-V exception causes (privileged spec, mcause)
+LOAD_ACCESS, STORE_ACCESS = 5, 7
+LOAD_PAGE, STORE_PAGE = 13, 15
+LOAD_GUEST_PAGE, STORE_GUEST_PAGE = 21, 23
+ECALLS = (8, 9, 10, 11)
+
+
+class _Stage1Walk(_Walk):
+    """Stage 1 only: the guest format's walk, every GPA being the physical address."""
+
+    def host(self, g, cmd, *, pagetable):
+        return g, self.H.root_level, (1, 1, 1, 1)
+
+
+def translate(mem, cfg, mode: str, req: WalkRequest) -> WalkResult:
+    """One cache-less walk of ``req`` in ``mode`` (model semantics, docs/nested-walker.md)."""
+    if mode == "both":
+        return walk(mem, cfg, req)
+    if mode == "stage1":
+        w = _Stage1Walk(mem, cfg, req, None)
+        w.guest_leaf_level, w.gpa = None, None
+        try:
+            return w.run()
+        except _Fault as f:
+            return WalkResult(w._resp(f.code, f.stage, f.level, f.gpa), w.acc, w.dirty,
+                              w.guest_leaf_level, None, f.reason, w.gpa)
+    if mode == "stage2":
+        w = _Walk(mem, cfg, req, None)
+        try:
+            hpa, hl, hperm = w.host(req.gva, req.cmd, pagetable=False)
+        except _Fault as f:
+            return WalkResult(w._resp(f.code, f.stage, f.level, f.gpa), w.acc, w.dirty,
+                              None, None, f.reason, req.gva)
+        res = w._resp(0, 0, 0, 0)
+        res.update(ppn=hpa >> 12, pageSize=hl, guestPageSize=0, hostPageSize=hl,
+                   perm_r=hperm[0], perm_w=hperm[1], perm_x=hperm[2], perm_u=1)
+        return WalkResult(res, w.acc, w.dirty, None, hl, "", req.gva)
+    raise ValueError(f"mode {mode!r}; known: {MODES}")
+
+
+def trap_of(resp: dict, cmd: int, va: int) -> tuple:
+    """A fault response -> ("trap", cause, tval, tval2).
+
+    Stage 0 (VS-stage / satp) faults of every kind but a bus error are page faults; stage 1
+    (G-stage) ones guest-page faults with tval2 = GPA >> 2 (the GPA of the guest PTE when the
+    host fault happened on an implicit page-table access: the model's faultGpa); a bus error
+    is an access fault.  tval is always the access's virtual address."""
+    store = cmd == CMD_WRITE
+    f = resp["fault"]
+    if f == F_BUS:
+        return ("trap", STORE_ACCESS if store else LOAD_ACCESS, va, 0)
+    if f not in (F_GUEST, F_HOST, F_RSVD, F_ADDR):
+        raise ValueError(f"fault {f} has no RISC-V meaning here")
+    if resp["faultStage"] == STAGE_GUEST:
+        return ("trap", STORE_PAGE if store else LOAD_PAGE, va, 0)
+    return ("trap", STORE_GUEST_PAGE if store else LOAD_GUEST_PAGE, va, resp["faultGpa"] >> 2)
+
+
+def outcome(resp: dict, cmd: int, va: int, read_word, in_ram) -> tuple:
+    """What a hart reports for an access whose walk answered ``resp``:
+    ("load", value at the PA) / ("store", PA) / ("trap", cause, tval, tval2).
+    ``read_word(pa)`` reads the memory image; ``in_ram(pa)``: the PA is memory (else the access
+    itself is an access fault, after a successful translation)."""
+    if resp["fault"]:
+        return trap_of(resp, cmd, va)
+    pa = (resp["ppn"] << 12) | (va & 0xFFF)
+    if not in_ram(pa):
+        return ("trap", STORE_ACCESS if cmd == CMD_WRITE else LOAD_ACCESS, va, 0)
+    if cmd == CMD_READ:
+        return ("load", read_word(pa & ~7))
+    return ("store", pa)
+
+
+def qemu_outcome(cmd: int, probe: int, value: int, rec: dict) -> tuple:
+    """QEMU's result line -> the same form.  A store is reported at the model's PA (``probe``)
+    when the word there holds the stored value afterwards, else as stored elsewhere."""
+    cause = rec["cause"]
+    if cause not in ECALLS:
+        return ("trap", cause, rec["tval"], rec["tval2"])
+    if cmd == CMD_READ:
+        return ("load", rec["value"])
+    return ("store", probe if probe and rec["after"] == value else "elsewhere")
+
+
+
+
+# ---------------------------------------------------------------------- QEMU 7.2's deviations
+# docs/qemu-crosscheck.md, "Deviations": where QEMU 7.2 does not do what the ISA says, the
+# comparison expects QEMU's documented behaviour, computed from the ISA outcome by these rules
+# (each counted), so that any other difference is a mismatch.
+DEVIATIONS = {
+    "D1": "G-stage: a GPA with bit gpaBits-1 set is a guest-page fault (QEMU checks bits "
+          "63:gpaBits-1 like a sign extension)",
+    "D2": "a PTE read from a physical address without memory is a page fault / guest-page "
+          "fault (ISA: access fault)",
+    "D3": "a G-stage fault of an implicit VS-stage page-table access is a load guest-page "
+          "fault whatever the access (ISA: the original access type)",
+    "D4": "HLV / HSV: a VS-stage fault is an access fault when the HS satp is Bare "
+          "(ISA: page fault)",
+}
+
+
+def qemu72(c, res, isa: tuple, gpa_bits: int) -> tuple:
+    """(what QEMU 7.2 reports, [rules applied]) for case ``c`` whose model walk is ``res`` and
+    whose ISA outcome is ``isa``."""
+    rules, out = [], isa
+    store = c.cmd == CMD_WRITE
+    if c.mode == "stage2" and c.va >> (gpa_bits - 1) == 1:
+        rules.append("D1")
+        out = ("trap", STORE_GUEST_PAGE if store else LOAD_GUEST_PAGE, c.va, c.va >> 2)
+    if isa[0] == "trap" and res.fault == F_BUS and res.accesses:
+        a = res.accesses[-1]
+        rules.append("D2")
+        if a.stage == STAGE_GUEST:
+            out = ("trap", STORE_PAGE if store else LOAD_PAGE, c.va, 0)
+        else:
+            out = ("trap", STORE_GUEST_PAGE if store else LOAD_GUEST_PAGE, c.va, a.gpa >> 2)
+    if out[0] == "trap" and out[1] in (LOAD_GUEST_PAGE, STORE_GUEST_PAGE) and \
+            _implicit(res, out[3] << 2) and out[1] != LOAD_GUEST_PAGE:
+        rules.append("D3")
+        out = ("trap", LOAD_GUEST_PAGE) + out[2:]
+    if c.op in ("hlv", "hsv") and c.satp == 0 and out[0] == "trap" and \
+            out[1] in (LOAD_PAGE, STORE_PAGE):
+        rules.append("D4")
+        out = ("trap", STORE_ACCESS if store else LOAD_ACCESS, c.va, 0)
+    return out, rules
+
+
+def _implicit(res, gpa: int) -> bool:
+    """The G-stage fault at ``gpa`` happened on an implicit access (a VS-stage PTE's GPA), not
+    on the access's own GPA."""
+    return res.gpa is None or (gpa & ~3) != (res.gpa & ~3)
