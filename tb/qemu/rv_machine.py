@@ -28,11 +28,10 @@ leaf permissions and A / D states (hardware A/D on both sides).
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 
 from models.ptformats import CMD_READ, CMD_WRITE, RV_A, RV_R, RV_W, mask, page_bytes
-from models.walker import SparseMemory, WalkRequest, WalkerConfig
+from models.walker import WalkRequest, WalkerConfig
 from xlat_tb.pagetables import FrameAllocator, PageTableBuilder, Scenario, sign_extend
 from xlat_tb.qemu import (BLOB_LIMIT, F_HU, F_PRIV_S, F_SPVP, F_SUM, F_USTUB, F_V, F_VSSUM, OPS,
                           QemuCase)

@@ -5,8 +5,8 @@ Per configuration (walker_rv39: Sv39 over Sv39x4, walker_rv48: Sv48 over Sv48x4)
 * ``model``: QEMU (one process, every case) against the walker's reference model in the three
   modes (stage1, stage2, both), one for one, at least 2,000 addresses per mode;
 * ``rtl``: the same cases of mode ``both`` through the NestedWalker RTL (cocotb, the walker
-  environment), one for one against QEMU's results (XLAT_QEMU_RTL_CASES of them in make test,
-  all with XLAT_QEMU_RTL_CASES=all).
+  environment), one for one against QEMU's results (the first XLAT_QEMU_RTL_CASES of them:
+  800 in make test, all under make soak K=test_qemu_riscv, which also draws fresh layouts).
 
     .venv/bin/python -m pytest tb/qemu -n 0 -s
     XLAT_SEED=7 .venv/bin/python -m pytest tb/qemu -k "walker_rv48 and model"
@@ -18,13 +18,13 @@ the configuration's xdist group).
 from __future__ import annotations
 
 import functools
-import os
 
 import pytest
 
 from xlat_tb.generate import skip_missing
 from xlat_tb.paths import BUILD
 from xlat_tb.qemu import QemuError, check_tools
+from xlat_tb.regression import run_length
 from xlat_tb.runner import run_config
 from xlat_tb.seed import choose_seed
 
@@ -32,7 +32,6 @@ from .crosscheck import CONFIGS, run
 from .rv_modes import DEVIATIONS, MODES
 
 PER_MODE = 2000                # the floor: addresses per mode
-RTL_CASES = 800                # mode-both cases through the RTL in make test (all: soak)
 
 
 @functools.lru_cache(maxsize=None)
@@ -64,7 +63,6 @@ def test_qemu_riscv(config, case):
         seen = {d for mode in MODES for d in DEVIATIONS if rep.counts[mode][d]}
         assert seen == set(DEVIATIONS), f"deviations never exercised: {set(DEVIATIONS) - seen}"
         return
-    limit = os.environ.get("XLAT_QEMU_RTL_CASES", str(RTL_CASES))
     run_config(config, "qemu.tests_rtl", run="qemu_rtl",
                extra_env={"XLAT_QEMU_CASES": str(BUILD / "qemu" / config / "rtl_cases.json"),
-                          "XLAT_QEMU_RTL_CASES": "" if limit == "all" else limit})
+                          "XLAT_QEMU_RTL_CASES": str(run_length("qemu"))})

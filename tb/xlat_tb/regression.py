@@ -35,6 +35,9 @@ LENGTHS = {
     "pml": ("XLAT_PML_EVENTS", 15000, 100000),
     "devtlb": ("XLAT_DEVTLB_REQS", 3000, 100000),
     "perforated": ("XLAT_PERFORATED_REQS", 1500, 50000),
+    # the QEMU cross-check's mode-both cases through the walker RTL (tb/qemu; all of them,
+    # about 2,700 per configuration, under make soak)
+    "qemu": ("XLAT_QEMU_RTL_CASES", 800, 100000),
 }
 
 
