@@ -23,12 +23,13 @@ import pytest
 
 from xlat_tb.generate import skip_missing
 from xlat_tb.paths import BUILD
-from xlat_tb.qemu import QemuError, check_tools
+from xlat_tb.qemu import QemuError, build_program, check_tools, run_qemu
 from xlat_tb.regression import run_length
 from xlat_tb.runner import run_config
 from xlat_tb.seed import choose_seed
 
 from .crosscheck import CONFIGS, run
+from .rv_machine import RAM_MIB
 from .rv_modes import DEVIATIONS, MODES
 
 PER_MODE = 2000                # the issue's floor: addresses per mode
@@ -66,3 +67,17 @@ def test_qemu_riscv(config, case):
     run_config(config, "qemu.tests_rtl", run="qemu_rtl",
                extra_env={"XLAT_QEMU_CASES": str(BUILD / "qemu" / config / "rtl_cases.json"),
                           "XLAT_QEMU_RTL_CASES": str(run_length("qemu"))})
+
+
+def test_qemu_bad_blob(tmp_path):
+    """A blob without the magic: the program says BADBLOB and QEMU exits with code 4, which
+    run_qemu reports (no hang, no silent empty result)."""
+    try:
+        check_tools()
+    except QemuError as e:
+        skip_missing(str(e))
+    elf = build_program(BUILD / "qemu")
+    blob = tmp_path / "bad.bin"
+    blob.write_bytes(bytes(64))
+    with pytest.raises(QemuError, match=r"exit 4, 0 of 1 results"):
+        run_qemu(elf, blob, 1, ram_mib=RAM_MIB, timeout=60)

@@ -7,8 +7,9 @@ QEMU's order, under the walker environment's scoreboard (every field against the
 model, accesses, A/D writes); each response becomes the ISA's outcome (the value loaded at the
 PA in the same memory, the store's PA, or the trap) and, through QEMU 7.2's documented
 deviations (``rv_modes.qemu72``), must equal what QEMU reported.  XLAT_QEMU_RTL_CASES limits
-the number of cases (xlat_tb.regression: 800 in make test, all under make soak).  A physical address outside QEMU's RAM answers
-with a bus error, as a PTE read there is an access fault for the ISA.
+the number of cases (xlat_tb.regression: 800 in make test, all under make soak).  A physical
+address outside QEMU's RAM answers with a bus error, as a PTE read there is an access fault
+for the ISA.
 """
 
 from __future__ import annotations
