@@ -24,7 +24,7 @@ from xlat_tb import qemu
 from xlat_tb.paths import BUILD
 
 from .rv_machine import MODEL_DEVIATIONS, RAM_MIB, RvMachine, build, in_ram
-from .rv_modes import DEVIATIONS, MODES, outcome, qemu72, qemu_outcome, translate
+from .rv_modes import DEVIATIONS, MODES, d1, outcome, qemu72, qemu_outcome, translate
 
 CONFIGS = {"walker_rv39": WalkerConfig("sv39", "sv39x4", "hardware", 52),
            "walker_rv48": WalkerConfig("sv48", "sv48x4", "hardware", 52)}
@@ -36,6 +36,7 @@ class Report:
     tools: dict
     counts: dict = field(default_factory=dict)     # mode -> Counter(compared, faults, ...)
     mismatches: list = field(default_factory=list)
+    ad_words: int = 0                               # page-table words the cases changed
     seconds: dict = field(default_factory=dict)
 
     def table(self) -> str:
@@ -47,6 +48,8 @@ class Report:
             dev = " ".join(f"{c[d]:4d}" for d in DEVIATIONS)
             lines.append(f"  {mode:7s} {c['compared']:6d} {c['addresses']:6d} {c['traps']:6d} "
                          f"{c['isa']:6d}  {dev}  {c['M1']:4d}  {c['mismatches']:4d}")
+        lines.append(f"  page-table words with A/D set by the cases: {self.ad_words}, "
+                     f"compared with QEMU's memory")
         return "\n".join(lines)
 
 
@@ -59,22 +62,26 @@ def stub_pages(elf: Path) -> tuple:
 
 def model_run(m: RvMachine) -> list:
     """The model on every case in order, on one memory that its A/D writes change as QEMU's
-    do; -> [(ISA outcome, probe PA, model outcome)].  The two outcomes differ only on the
-    cases of MODEL_DEVIATIONS (M1: the model's host check of a guest page-table read is a
-    write's; the ISA's is a load's, which the model's ``adUpdate = fault`` walk does: those
-    paths have every A/D bit set, so it writes nothing)."""
+    do; -> [(ISA outcome, probe PA, model outcome, the walk giving the ISA outcome)], and
+    ``m.final``: {pa: value} of the image's words the walks changed (A/D).  The two outcomes
+    differ only on the cases of MODEL_DEVIATIONS (M1: the model's host check of a guest
+    page-table read is a write's; the ISA's is a load's, which the model's ``adUpdate =
+    fault`` walk does: those paths have every A/D bit set, so it writes nothing)."""
     mem = m.mem.copy()
     mem.error_fn = lambda addr, kind: not in_ram(addr)
     as_load = replace(m.cfg, adUpdate="fault")
     out = []
     for c in m.cases:
-        res = translate(mem, m.cfg, c.mode, m.request(c))
+        # D1: QEMU does not walk at all, so the walk's A/D writes go to a scratch copy
+        res = translate(mem.copy() if d1(c, m.cfg.gpaBits) else mem, m.cfg, c.mode,
+                        m.request(c))
         o = outcome(res.resp, c.cmd, c.va, mem.read, in_ram)
         isa = o
         if c.kind in MODEL_DEVIATIONS:
             res = translate(mem, as_load, c.mode, m.request(c))
             isa = outcome(res.resp, c.cmd, c.va, mem.read, in_ram)
-        out.append((isa, isa[1] & ~7 if isa[0] == "store" else 0, o))
+        out.append((isa, isa[1] & ~7 if isa[0] == "store" else 0, o, res))
+    m.final = {a: mem.read(a) for a, v in m.mem.words.items() if mem.read(a) != v}
     return out
 
 
@@ -92,18 +99,14 @@ def run(config: str, *, seed: int = 1, per_mode: int = 2000, fault_rounds: int =
     rep.seconds["model"] = time.monotonic() - t0
     out_dir.mkdir(parents=True, exist_ok=True)
     blob = out_dir / "blob.bin"
-    qemu.write_blob(blob, m.image(), m.qemu_cases([p for _, p, _ in expect]))
+    qemu.write_blob(blob, m.image(), m.qemu_cases([e[1] for e in expect]))
     t0 = time.monotonic()
-    recs = qemu.run_qemu(elf, blob, len(m.cases), ram_mib=RAM_MIB, log=out_dir / "qemu.log")
+    recs, changed = qemu.run_qemu(elf, blob, len(m.cases), ram_mib=RAM_MIB,
+                                  log=out_dir / "qemu.log")
     rep.seconds["qemu"] = time.monotonic() - t0
     got = []
     addrs = defaultdict(set)
-    mem = m.mem.copy()                       # the model's walks again, for the rules
-    mem.error_fn = lambda addr, kind: not in_ram(addr)
-    as_load = replace(m.cfg, adUpdate="fault")
-    for i, (c, (isa, probe, model), rec) in enumerate(zip(m.cases, expect, recs)):
-        res = translate(mem, as_load if c.kind in MODEL_DEVIATIONS else m.cfg, c.mode,
-                        m.request(c))
+    for i, (c, (isa, probe, model, res), rec) in enumerate(zip(m.cases, expect, recs)):
         q = qemu_outcome(c.cmd, probe, c.store_value(i), rec)
         want, rules = qemu72(c, res, isa, m.cfg.gpaBits)
         got.append(q)
@@ -124,6 +127,13 @@ def run(config: str, *, seed: int = 1, per_mode: int = 2000, fault_rounds: int =
                                        qemu72=_show(want), qemu=_show(q), rules=rules))
     for mode in addrs:
         rep.counts[mode]["addresses"] = len(addrs[mode])
+    # the A/D bits both set, word for word (the stores restore their data words)
+    rep.ad_words = len(m.final)
+    for a in sorted(set(m.final) | set(changed)):
+        if m.final.get(a) != changed.get(a):
+            rep.mismatches.append(dict(word=hex(a), image=hex(m.mem.read(a)),
+                                       model=hex(m.final.get(a, m.mem.read(a))),
+                                       qemu=hex(changed.get(a, m.mem.read(a)))))
     kinds = Counter((c.mode, c.kind) for c in m.cases)
     rep.kinds = {f"{a}/{b}": v for (a, b), v in sorted(kinds.items())}
     _write_rtl_cases(out_dir / "rtl_cases.json", m, got, [e[0] for e in expect], rtl_modes)

@@ -130,7 +130,7 @@ def qemu72(c, res, isa: tuple, gpa_bits: int) -> tuple:
     whose ISA outcome is ``isa``."""
     rules, out = [], isa
     store = c.cmd == CMD_WRITE
-    if c.mode == "stage2" and c.va >> (gpa_bits - 1) == 1:
+    if d1(c, gpa_bits):
         rules.append("D1")
         out = ("trap", STORE_GUEST_PAGE if store else LOAD_GUEST_PAGE, c.va, c.va >> 2)
     if isa[0] == "trap" and res.fault == F_BUS and res.accesses:
@@ -149,6 +149,12 @@ def qemu72(c, res, isa: tuple, gpa_bits: int) -> tuple:
         rules.append("D4")
         out = ("trap", STORE_ACCESS if store else LOAD_ACCESS, c.va, 0)
     return out, rules
+
+
+def d1(c, gpa_bits: int) -> bool:
+    """Deviation D1 applies: QEMU 7.2 refuses this stage-2 GPA before walking (so it sets no
+    A/D bit either)."""
+    return c.mode == "stage2" and c.va >> (gpa_bits - 1) == 1
 
 
 def _implicit(res, gpa: int) -> bool:

@@ -63,7 +63,7 @@ def test_layout_and_model(config):
     m = build(cfg, 3, code=CODE, per_mode=300, fault_rounds=1)
     out = model_run(m)
     checked = planted = 0
-    for c, (isa, _, model) in zip(m.cases, out):
+    for c, (isa, _, model, _) in zip(m.cases, out):
         if c.kind in ("ok", "gpa_top"):     # mapped (random permissions: may fault)
             if model[0] in ("load", "store"):
                 pa = _builder_pa(m, c)

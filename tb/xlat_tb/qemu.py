@@ -10,7 +10,8 @@ trap it comes back with.  Sources: tb/qemu/baremetal/ (crt.S, main.c, link.ld).
     tools = check_tools()                      # versions, against the minimums below
     elf = build_program(out_dir)               # riscv64-unknown-elf-gcc, into build/
     write_blob(path, words, cases)             # words: [(pa, value)], cases: [QemuCase]
-    recs = run_qemu(elf, blob, n_cases)        # [{cause, tval, tval2, value, after}] in order
+    recs, changed = run_qemu(elf, blob, n)     # [{cause, tval, tval2, value, after}] in order,
+                                               # {pa: value} of the image words that changed
 """
 
 from __future__ import annotations
@@ -123,7 +124,8 @@ def qemu_command(elf: Path, blob: Path, ram_mib: int) -> list:
 
 def run_qemu(elf: Path, blob: Path, n_cases: int, *, ram_mib: int, timeout: float = 300,
              log: Path | None = None) -> list:
-    """Run the program once; one dict per case (cause, tval, tval2, value, after), in order.
+    """Run the program once: one dict per case (cause, tval, tval2, value, after), in order,
+    and {pa: value} of the memory image's words that differ at the end (A/D updates).
     Raises QemuError when QEMU times out, fails, or the output lacks a case."""
     cmd = qemu_command(elf, blob, ram_mib)
     try:
@@ -132,14 +134,16 @@ def run_qemu(elf: Path, blob: Path, n_cases: int, *, ram_mib: int, timeout: floa
         raise QemuError(f"QEMU did not finish in {timeout} s: {' '.join(cmd)}") from e
     if log is not None:
         log.write_text(r.stdout + r.stderr)
-    recs = {}
+    recs, changed = {}, {}
     for line in r.stdout.splitlines():
         p = line.split()
         if len(p) == 7 and p[0] == "R":
             i, cause, tval, tval2, value, after = (int(x, 16) for x in p[1:])
             recs[i] = dict(cause=cause, tval=tval, tval2=tval2, value=value, after=after)
+        elif len(p) == 3 and p[0] == "M":
+            changed[int(p[1], 16)] = int(p[2], 16)
     if r.returncode or "END" not in r.stdout or len(recs) != n_cases:
         tail = "\n".join((r.stdout + r.stderr).splitlines()[-5:])
         raise QemuError(f"QEMU exit {r.returncode}, {len(recs)} of {n_cases} results:\n{tail}\n"
                         f"command: {' '.join(cmd)}")
-    return [recs[i] for i in range(n_cases)]
+    return [recs[i] for i in range(n_cases)], changed

@@ -98,6 +98,14 @@ int main(void) {
         putc_(' '); hex(trap_rec[2]); putc_(' '); hex(trap_rec[3]); putc_(' '); hex(after);
         putc_('\n');
     }
+    /* the page-table words the cases changed (hardware A/D updates), for the comparison of
+       the memory with the model's */
+    for (uint64_t i = 0; i < nwords; i++) {
+        uint64_t now = *(volatile uint64_t *)w[2 * i];
+        if (now != w[2 * i + 1]) {
+            puts_("M "); hex(w[2 * i]); putc_(' '); hex(now); putc_('\n');
+        }
+    }
     puts_("END\n");
     finish(0);
     return 0;
