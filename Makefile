@@ -21,7 +21,9 @@ export PYTHONPATH := $(ROOT)/tb
 # Debian packages the flow needs: z3 (second SMT solver for SymbiYosys), liblz4-dev (FST
 # waveforms from Verilator), ccache (the Verilator runtime compiled once, not once per model),
 # qemu-system-misc + gcc-riscv64-unknown-elf (the RISC-V cross-check against QEMU: tb/qemu;
-# versions checked by the test against minimums, docs/qemu-crosscheck.md).
+# versions checked by the test against minimums, docs/qemu-crosscheck.md). No recommended
+# packages: QEMU's would bring its GTK front end, the compiler's a C library the program
+# does not use.
 APT_PKGS := z3 liblz4-dev ccache qemu-system-misc gcc-riscv64-unknown-elf
 MVN      := mvn -q -B -f rtl/pom.xml
 SCALA    := $(shell find rtl/src -name '*.scala') rtl/pom.xml
@@ -48,7 +50,8 @@ $(STAMP)/apt: Makefile
 	if [ -n "$$missing" ]; then \
 	  echo "bootstrap: apt-get install$$missing"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
+	    --no-install-recommends $$missing >/dev/null; \
 	fi
 	@touch $@
 
