@@ -13,6 +13,7 @@ cases of the modes the RTL runs, QEMU's outcome of each) for the RTL comparison
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import time
 from collections import Counter, defaultdict
@@ -151,7 +152,9 @@ def _write_rtl_cases(path: Path, m: RvMachine, got: list, isa: list, modes) -> N
             cases.append(dict(index=i, mode=c.mode, kind=c.kind, op=c.op, satp=c.satp,
                               req=m.request(c).fields(), qemu=list(q), isa=list(o),
                               deviation=MODEL_DEVIATIONS.get(c.kind)))
-    path.write_text(json.dumps(dict(config=m.cfg.__dict__, image=m.image(), cases=cases)))
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(dict(config=m.cfg.__dict__, image=m.image(), cases=cases)))
+    tmp.replace(path)              # atomic: a simulation never reads half a file
 
 
 def main(argv=None) -> int:

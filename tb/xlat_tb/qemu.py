@@ -16,6 +16,7 @@ trap it comes back with.  Sources: tb/qemu/baremetal/ (crt.S, main.c, link.ld).
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import struct
@@ -90,7 +91,7 @@ def build_program(out_dir: Path) -> Path:
     srcs = sorted(SRC.iterdir())
     if elf.exists() and all(s.stat().st_mtime <= elf.stat().st_mtime for s in srcs):
         return elf
-    tmp = out_dir / "xcheck.elf.tmp"
+    tmp = out_dir / f"xcheck.elf.{os.getpid()}.tmp"     # xdist workers may build at once
     cmd = [GCC, "-march=rv64imac_zicsr", "-mabi=lp64", "-mcmodel=medany", "-O2", "-nostdlib",
            "-ffreestanding", "-fno-builtin", "-Wall", "-Wextra", "-Werror",
            "-Wl,--no-warn-rwx-segments", "-T", str(SRC / "link.ld"), "-o", str(tmp),
@@ -112,7 +113,9 @@ def write_blob(path: Path, words, cases) -> None:
         body += c.words()
     if BLOB_ADDR + 8 * len(body) > BLOB_LIMIT:
         raise QemuError(f"blob of {8 * len(body)} bytes does not fit below {BLOB_LIMIT:#x}")
-    path.write_bytes(struct.pack(f"<{len(body)}Q", *body))
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(struct.pack(f"<{len(body)}Q", *body))
+    tmp.replace(path)              # atomic: another worker's QEMU never loads half a blob
 
 
 def qemu_command(elf: Path, blob: Path, ram_mib: int) -> list:
