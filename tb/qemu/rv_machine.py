@@ -113,7 +113,7 @@ class RvMachine(Scenario):
         self.hpa = SplitAllocator(self.rng, WIN_LO, WIN_2M, WIN_HI, 1)
         self.code_s, self.code_u = code
         self.ad_clear_p = 0.2
-        self.host_pt_ad_clear_p = 0.0       # see docs/qemu-crosscheck.md, "Deviations"
+        self.host_pt_ad_clear_p = 0.0       # docs/qemu-crosscheck.md, "Deviations", M1
         self.perm_random = True
         self.satps: dict[int, PageTableBuilder] = {}
         self.cases: list[Case] = []
@@ -130,7 +130,7 @@ class RvMachine(Scenario):
     def new_vm(self, vmid: int):
         vm = self.add_vm(vmid, pool_p=0.5)
         # GPAs below 2^(gpaBits-1): QEMU 7.2 faults on the top GPA bit (docs/qemu-crosscheck.md,
-        # "Deviations", D1); ``gpa_top_bit`` checks that deviation on its own cases
+        # "Deviations", D1); ``gpa_top`` checks that deviation on its own cases
         gb = self.cfg.gpaBits
         vm.gpa_alloc = SplitAllocator(self.rng, 1 << 21, 1 << (gb - 3), 1 << (gb - 1), 2)
         self._reserve_code_block(vm.gpa_alloc)
