@@ -58,6 +58,12 @@ class WalkSlot(p: WalkerParams) extends Bundle {
   val hRoot = UInt((p.paBits - 12 - p.hRootDrop).W)
   val cmd = UInt(2.W)
   val user = Bool()
+  /** Stage 1 only: the guest's addresses are host-physical (identity host translations). */
+  val s1Only = Bool()
+  /** Stage 2 only: `gva` is a GPA, walked as a 2D walk's final GPA. */
+  val s2Only = Bool()
+  /** Bare mode: bad input, answered at Start with the Reserved fault. */
+  val bare = Bool()
   // guest side
   val gLevel = UInt(p.levelBits.W)
   val gTable = UInt((p.targetBits - 12).W)
