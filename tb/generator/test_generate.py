@@ -108,7 +108,7 @@ def test_named_config_emitted(config):
         # the guest root: a GPA, or an HPA in stage-1-only mode, as wide as a guest entry names
         # (docs/nested-walker.md, "Modes": x86 PPN 51:12, RISC-V 53:10)
         gppn = 40 if pr["guest"].startswith("x86") else 44
-        assert ports["req_bits_gRoot"]["width"] == min(max(d["gpaBits"], pr["paBits"]), 12 + gppn) - 12
+        assert ports["req_bits_gRoot"]["width"] == max(d["gpaBits"], min(pr["paBits"], 12 + gppn)) - 12
         assert ports["req_bits_mode"]["width"] == 2
         assert ports["req_bits_hRoot"]["width"] == pr["paBits"] - 12
         assert ports["mem_req_bits_addr"]["width"] == pr["paBits"]
