@@ -201,7 +201,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val s = sAcc
     s.id := r.id; s.gva := r.gva; s.asid := r.asid; s.vmid := r.vmid; s.hRoot := r.hRoot >> p.hRootDrop; s.cmd := r.cmd
     s.user := r.user; s.gTable := r.gRoot; s.gLevel := g.topLevel.U; s.gPerm := allPerm
-    s.s1Only := r.mode === TransMode.Stage1.U; s.s2Only := r.mode === TransMode.Stage2.U; s.bare := r.mode === TransMode.Bare.U
+    s.mode := r.mode
     // (a single-stage walk answers with the absent stage's permission: all; a 2D walk writes
     // hPerm before it reads it)
     s.hPerm := allPerm
@@ -1039,7 +1039,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.hitS1 := gpwc.zip(gSelC).map { case (c, x) => Mux1H(x._2, c.entries.map(_.s1)) }.getOrElse(false.B)
     for (i <- 0 until W) {
       val x = slot(i)
-      d.slotMode(i) := Mux(x.s1Only, TransMode.Stage1.U, Mux(x.s2Only, TransMode.Stage2.U, Mux(x.bare, TransMode.Bare.U, TransMode.Both.U)))
+      d.slotMode(i) := x.mode
     }
     d.engSlot := e
     d.engValid := curValid
