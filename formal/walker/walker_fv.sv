@@ -50,6 +50,11 @@
 //       walks setting A/D on one entry
 //   P8  memory requests carry an id in flight; reads have wmask 0, A/D writes one byte
 //   T   channel rule: resp, mem_req and dirty keep valid and their bits until ready
+//   P9  modes (req_bits_mode free, every TransMode): a guest PWC hit (dbg_hitCache 1) is by a walk
+//       that is not stage-2-only, on an entry whose stage-1-only bit (dbg_hitS1) is the walk's
+//       (a stage-1-only entry's table is host-physical, a 2D one's guest-physical: neither
+//       answers the other); host PWC and nested TLB hits are by stage-2-only or 2D walks only
+//   P10 a bare-mode request (mode 0, bad input) is answered with fault 4 and no memory access
 // Strengthening invariants (asserted, so proven too)
 //   I1  slot states are legal encodings (<= Done); dbg_slotBusy == state != Idle
 //   I2  ghost in-flight set == ids of busy slots; busy slots have distinct ids; a busy slot's
@@ -72,6 +77,11 @@
 //       the engine's choice) is the slot's (dbg_keyOk)
 //   I11 for a slot in Lock and a slot holding a lock, the registered compare of their entry
 //       addresses equals the compare of their addresses now (dbg_lockOk)
+//   I12 a bare-mode walk is in Start, or in Done with fault 4, with no access so far
+//   I13 a stage-1-only walk keeps the host permission whole and never reaches a host state past
+//       HostStart; a stage-2-only walk keeps the guest permission whole, never reaches a guest
+//       state and is on its data access (forData) from Start's turn to Done; a busy slot's
+//       mode is its request's (with I2)
 //   I6  the guest permission allows the access once the guest leaf passed its check; the host
 //       permission allows it once the data access's host leaf passed (host A/D, Dirty,
 //       HostLeafDone of the data access); both in Done without fault; cmd 3 only in Start/Done
