@@ -14,6 +14,11 @@ the independent format transcription in ``models.ptformats``.
     res.accesses    # [Access(kind, addr, wdata, wmask, stage, level, gpa, ...)] in order
     res.dirty       # [DirtyEvent(gpa, gva, vmid, asid, pageTable)]
 
+``WalkRequest.mode`` (docs/nested-walker.md, "Modes"; ``models.ptformats.MODE_*``): 3 the 2D
+walk, 1 stage 1 only (the guest walk with identity host translations: the guest's addresses are
+HPAs, beyond paBits fault 5 at stage 0), 2 stage 2 only (``gva`` is a GPA: the host walk of a
+2D walk's final GPA), 0 bare (bad input: fault 4, no access).
+
 In hardware mode the walk's A/D writes are applied to ``mem`` as the hardware would (one
 8-byte write whose wmask selects the byte holding A and D).  A bus error is reported by the
 memory (``SparseMemory.errors`` / ``error_fn``) or by ``walk(..., fail=pred)``, where

@@ -6,7 +6,8 @@ mixed page sizes at both stages, aligned and splintered huge pages, clean and se
 random permissions, a broken entry of every kind the formats allow), with locality (a hot set
 of targets that moves), random cmd / user, ids reused as soon as they are free (and sometimes
 while still busy, which the walker must hold), random memory latency with out-of-order answers,
-random bus errors, back-pressure on every ready, random flushes with walks in flight, and every
+random bus errors, back-pressure on every ready, every request mode (stage-1-only walks at the
+VAs of 2D ones, stage-2-only walks of their GPAs, bare requests: Scenario.add_modes), random flushes with walks in flight, and every
 2500 walks an "OS" phase that clears A/D bits of random leaves (and D of the host leaf of one
 target's guest root table, walked first: the `dirty.pageTable` bin) and flushes. The scoreboard
 (walker_env.py) checks every response, access and dirty event; every checkpoint drains and
