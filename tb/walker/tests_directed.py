@@ -64,6 +64,19 @@ async def walk_all(env: WalkerEnv, reqs, *, parallel: bool = True):
     await env.drain()
 
 
+async def walk_bad(env: WalkerEnv, s: Scenario, bad) -> list:
+    """Walk the bad targets one at a time; each response's fault, stage, level and faultGpa must
+    be the builder's expectation. Returns (walk, target) pairs."""
+    await walk_all(env, [s.request(t) for t in bad], parallel=False)
+    for w, t in zip(env.done, bad):
+        e = t.expect
+        got = (w.resp["fault"], w.resp["faultStage"], w.resp["faultLevel"], w.resp["faultGpa"])
+        expect(got == (e["fault"], e["stage"], e["level"], e["faultGpa"]),
+               f"{t.kind} (mode {t.mode}) at stage {e['stage']} level {e['level']}: got {got}, "
+               f"builder expects {(e['fault'], e['stage'], e['level'], hex(e['faultGpa']))}")
+    return list(zip(env.done, bad))
+
+
 # --------------------------------------------------------------------------- cold walks
 @cocotb.test()
 async def test_cold_walk(dut):
@@ -156,15 +169,7 @@ async def test_faults(dut):
     env = await setup(dut, "faults", s)
     bad = [t for t in s.bad if _fits(env, t)] + \
           [t for t in s.targets if t.kind == "host_u0" and _fits(env, t)]
-    await walk_all(env, [s.request(t) for t in bad], parallel=False)
-    seen = set()
-    for w, t in zip(env.done, bad):
-        e = t.expect
-        got = (w.resp["fault"], w.resp["faultStage"], w.resp["faultLevel"], w.resp["faultGpa"])
-        expect(got == (e["fault"], e["stage"], e["level"], e["faultGpa"]),
-               f"{t.kind} at stage {e['stage']} level {e['level']}: got {got}, builder expects "
-               f"{(e['fault'], e['stage'], e['level'], hex(e['faultGpa']))}")
-        seen.add((t.kind, e["stage"], e["level"]))
+    seen = {(t.kind, t.expect["stage"], t.expect["level"]) for _, t in await walk_bad(env, s, bad)}
     # cmd 3: fault 4, stage 0, level 0, no memory access
     t = next(t for t in s.targets if t.kind == "ok" and _fits(env, t))
     w = await env.do_walk(s.request(t, id=0, cmd=3))
@@ -566,13 +571,7 @@ async def test_mode_faults(dut):
     s = _mode_scenario("modefault")
     env = await setup(dut, "modefault", s)
     bad = [t for t in s.mode_targets if "fault" in t.expect and _fits(env, t)]
-    await walk_all(env, [s.request(t) for t in bad], parallel=False)
-    for w, t in zip(env.done, bad):
-        e = t.expect
-        got = (w.resp["fault"], w.resp["faultStage"], w.resp["faultLevel"], w.resp["faultGpa"])
-        expect(got == (e["fault"], e["stage"], e["level"], e["faultGpa"]),
-               f"{t.kind} (mode {t.mode}): got {got}, builder expects "
-               f"{(e['fault'], e['stage'], e['level'], hex(e['faultGpa']))}")
+    for w, t in await walk_bad(env, s, bad):
         if t.kind in ("bare", "s2_gpa_range"):
             expect(w.resp["memReads"] == 0, f"{t.kind}: {w.resp['memReads']} reads (doc: none)")
     kinds = {t.kind for t in bad}
