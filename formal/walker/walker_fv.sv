@@ -889,6 +889,7 @@ module walker_fv (
     assume (resp_ready && mem_req_ready && dirty_ready);     // CA3 no back-pressure
     assume (!mem_resp_bits_error);                           // CA4 no bus error
     assume (req_bits_id[IB-1:1] == {(IB-1){1'b0}});          // CA5 request ids 0 and 1 only
+    assume (req_bits_mode == 2'd3);                          // CA6 2D walks only (modes: C14)
   end
   always @* if (live) begin
     cover (c_ok && c_cold && r_mode == 2'd3);                 // C1 a cold 2D walk answered
