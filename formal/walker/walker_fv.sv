@@ -50,6 +50,11 @@
 //       walks setting A/D on one entry
 //   P8  memory requests carry an id in flight; reads have wmask 0, A/D writes one byte
 //   T   channel rule: resp, mem_req and dirty keep valid and their bits until ready
+//   P9  modes (req_bits_mode free, every TransMode): a guest PWC hit (dbg_hitCache 1) is by a walk
+//       that is not stage-2-only, on an entry whose stage-1-only bit (dbg_hitS1) is the walk's
+//       (a stage-1-only entry's table is host-physical, a 2D one's guest-physical: neither
+//       answers the other); host PWC and nested TLB hits are by stage-2-only or 2D walks only
+//   P10 a bare-mode request (mode 0, bad input) is answered with fault 4 and no memory access
 // Strengthening invariants (asserted, so proven too)
 //   I1  slot states are legal encodings (<= Done); dbg_slotBusy == state != Idle
 //   I2  ghost in-flight set == ids of busy slots; busy slots have distinct ids; a busy slot's
@@ -72,6 +77,11 @@
 //       the engine's choice) is the slot's (dbg_keyOk)
 //   I11 for a slot in Lock and a slot holding a lock, the registered compare of their entry
 //       addresses equals the compare of their addresses now (dbg_lockOk)
+//   I12 a bare-mode walk is in Start, or in Done with fault 4, with no access so far
+//   I13 a stage-1-only walk keeps the host permission whole and never reaches a host state past
+//       HostStart; a stage-2-only walk keeps the guest permission whole, never reaches a guest
+//       state and is on its data access (forData) from Start's turn to Done; a busy slot's
+//       mode is its request's (with I2)
 //   I6  the guest permission allows the access once the guest leaf passed its check; the host
 //       permission allows it once the data access's host leaf passed (host A/D, Dirty,
 //       HostLeafDone of the data access); both in Done without fault; cmd 3 only in Start/Done
@@ -140,6 +150,7 @@ module walker_fv (
   (* anyseq *) reg [PPNB-1:0] req_bits_hRoot;
   (* anyseq *) reg [1:0]      req_bits_cmd;
   (* anyseq *) reg            req_bits_user;
+  (* anyseq *) reg [1:0]      req_bits_mode;      // every TransMode, bare (bad input) included
   (* anyseq *) reg            resp_ready;
   (* anyseq *) reg            mem_req_ready;
   (* anyseq *) reg            mem_resp_valid;
@@ -175,7 +186,7 @@ module walker_fv (
   wire [31:0]     perf_walks, perf_memReads, perf_memWrites, perf_guestPwcHits, perf_hostPwcHits,
                   perf_nestedTlbHits, perf_faults, perf_busErrors, perf_dirtyEvents, perf_hugeGuest,
                   perf_hugeAligned, perf_splintered, perf_flushes, perf_badFlushes, perf_badMemResps,
-                  perf_idStalls;
+                  perf_idStalls, perf_badModes;
   // dbg, packed per slot (slot i at [i*w +: w]) / per entry
   wire [W-1:0]    d_busy, d_noFill, d_memWait, d_forData, d_adHost, d_user, d_dow;
   wire [W*IB-1:0] d_id;
@@ -192,6 +203,9 @@ module walker_fv (
   wire [2*VB-1:0] d_gVmid, d_hVmid, d_tVmid;
   wire [2*AB-1:0] d_gAsid;
   wire [1:0]      d_hitCache, d_fillCache;
+  wire [W*2-1:0]  d_mode;                      // per slot its request's TransMode
+  wire [1:0]      d_gS1;                       // per guest PWC entry: made by a stage-1-only walk
+  wire            d_hitS1;                     // the guest PWC entry a hit (d_hitCache 1) uses
   wire [5:0]      d_fillWay;
   wire [VB-1:0]   d_hitVmid;
   wire            d_fillValid, d_fillSlot, d_engSlot;
@@ -205,6 +219,7 @@ module walker_fv (
     .req_ready(req_ready), .req_valid(req_valid), .req_bits_id(req_bits_id), .req_bits_gva(req_bits_gva),
     .req_bits_asid(req_bits_asid), .req_bits_vmid(req_bits_vmid), .req_bits_gRoot(req_bits_gRoot),
     .req_bits_hRoot(req_bits_hRoot), .req_bits_cmd(req_bits_cmd), .req_bits_user(req_bits_user),
+    .req_bits_mode(req_bits_mode),
     .resp_ready(resp_ready), .resp_valid(resp_valid), .resp_bits_id(resp_bits_id),
     .resp_bits_fault(resp_bits_fault), .resp_bits_faultLevel(resp_bits_faultLevel),
     .resp_bits_faultStage(resp_bits_faultStage), .resp_bits_faultGpa(resp_bits_faultGpa),
@@ -228,7 +243,9 @@ module walker_fv (
     .perf_nestedTlbHits(perf_nestedTlbHits), .perf_faults(perf_faults), .perf_busErrors(perf_busErrors),
     .perf_dirtyEvents(perf_dirtyEvents), .perf_hugeGuest(perf_hugeGuest), .perf_hugeAligned(perf_hugeAligned),
     .perf_splintered(perf_splintered), .perf_flushes(perf_flushes), .perf_badFlushes(perf_badFlushes),
-    .perf_badMemResps(perf_badMemResps), .perf_idStalls(perf_idStalls),
+    .perf_badMemResps(perf_badMemResps), .perf_idStalls(perf_idStalls), .perf_badModes(perf_badModes),
+    .dbg_slotMode_0(d_mode[0 +: 2]), .dbg_slotMode_1(d_mode[2 +: 2]),
+    .dbg_gpwcS1_0(d_gS1[0]), .dbg_gpwcS1_1(d_gS1[1]), .dbg_hitS1(d_hitS1),
     .dbg_slotBusy_0(d_busy[0]), .dbg_slotBusy_1(d_busy[1]),
     .dbg_slotId_0(d_id[0*IB +: IB]), .dbg_slotId_1(d_id[1*IB +: IB]),
     .dbg_slotReads_0(d_reads[0 +: 8]), .dbg_slotReads_1(d_reads[8 +: 8]),
@@ -379,6 +396,7 @@ module walker_fv (
   reg [NID-1:0]    rq_user;
   reg [NID*VB-1:0] rq_vmid;
   reg [NID*AB-1:0] rq_asid;
+  reg [NID*2-1:0]  rq_mode;
   integer k;
   always @(posedge clock) begin
     if (reset) inflight <= {NID{1'b0}};
@@ -390,10 +408,13 @@ module walker_fv (
         rq_user[req_bits_id] <= req_bits_user;
         rq_vmid[req_bits_id*VB +: VB] <= req_bits_vmid;
         rq_asid[req_bits_id*AB +: AB] <= req_bits_asid;
+        rq_mode[req_bits_id*2 +: 2] <= req_bits_mode;
       end
     end
   end
   wire [1:0] r_cmd = rq_cmd[resp_bits_id*2 +: 2];
+  wire [1:0] r_mode = rq_mode[resp_bits_id*2 +: 2];
+  wire [1:0] eng_mode = d_mode[d_engSlot*2 +: 2];
 
   // ------------------------------------------------------------------ ghost: flushes
   // per slot: a flush covering the walk (for guest PWC fills: vmid+asid; host caches: vmid)
@@ -517,6 +538,7 @@ module walker_fv (
           `SAFE(d_user[gi] == rq_user[id]);
           `SAFE(d_vmid[gi*VB +: VB] == rq_vmid[id*VB +: VB]);
           `SAFE(d_asid[gi*AB +: AB] == rq_asid[id*AB +: AB]);
+          `SAFE(d_mode[gi*2 +: 2] == rq_mode[id*2 +: 2]);
           // I3
           if (st != S_DONE) `SAFE(gl <= GTOP);
           if (hst && st != S_HSTART) `SAFE(hl <= HTOP);
@@ -538,6 +560,23 @@ module walker_fv (
             `SAFE(cmd != 2'd3);
           end
           if (cmd == 2'd3) `SAFE(st == S_START || (st == S_DONE && flt == 3'd4));
+          // I12 a bare-mode walk goes from Start to Done with fault 4 and no access (P10)
+          if (d_mode[gi*2 +: 2] == 2'd0)
+            `SAFE((st == S_START || (st == S_DONE && flt == 3'd4)) && rd == 8'd0 && wr == 8'd0);
+          // I13 a single-stage walk keeps the absent stage's permission whole (it answers with the
+          // other stage's): stage 1 only the host's, stage 2 only the guest's
+          if (d_mode[gi*2 +: 2] == 2'd1) `SAFE(hp == 4'b1111);
+          if (d_mode[gi*2 +: 2] == 2'd2) `SAFE(gp == 4'b1111);
+          // (and never reaches the absent stage's states: stage 1 only no host read past HostStart,
+          // whose identity leads on to the guest entry; stage 2 only no guest state, and on the
+          // data access from Start's turn on)
+          if (d_mode[gi*2 +: 2] == 2'd1) `SAFE(!(hst && st != S_HSTART));
+          if (d_mode[gi*2 +: 2] == 2'd2) begin
+            `SAFE(!(st == S_RDGUEST || st == S_GENTRY || st == S_GLDONE || (st == S_MEMWAIT && mk == MK_GUEST) ||
+                    (!ah && (st == S_LOCK || st == S_RDLOCK || st == S_WRAD ||
+                             (st == S_MEMWAIT && (mk == MK_LOCKED || mk == MK_WRITE))))));
+            if (st != S_START && st != S_DONE) `SAFE(fd);
+          end
         end
       end
     end
@@ -590,6 +629,14 @@ module walker_fv (
       `SAFE((d_tValid[0] && !stt[0] && d_tVmid[0 +: VB] == d_hitVmid) ||
             (d_tValid[1] && !stt[1] && d_tVmid[VB +: VB] == d_hitVmid));
     if (d_hitCache != 2'd0) `SAFE(s_engine_state[d_engSlot]);
+    // P9 modes: a guest PWC entry answers only walks of its own kind (its stage-1-only bit is
+    // the walk's: a stage-1-only entry's table is host-physical, a 2D one's guest-physical); a
+    // stage-2-only walk uses no guest PWC entry, a stage-1-only walk no host cache
+    if (d_hitCache == 2'd1) `SAFE(eng_mode != 2'd2 && d_hitS1 == (eng_mode == 2'd1));
+    if (d_hitCache == 2'd2 || d_hitCache == 2'd3) `SAFE(eng_mode == 2'd2 || eng_mode == 2'd3);
+    // P10 bare mode is bad input: fault 4 without a memory access (stage and level: tb)
+    if (resp_valid && r_mode == 2'd0)
+      `SAFE(resp_bits_fault == 3'd4 && resp_bits_memReads == 8'd0 && resp_bits_memWrites == 8'd0);
     // I7: the engine's registered choice: the round robin's last grant is the slot served, and a
     // lookup turn past its match (phase 1 select, 2 read, 3 turn) stays on a slot in a lookup state
     if (d_engValid) `SAFE(d_engAfter == (d_engSlot ? 2'b00 : 2'b10));
@@ -842,11 +889,12 @@ module walker_fv (
     assume (resp_ready && mem_req_ready && dirty_ready);     // CA3 no back-pressure
     assume (!mem_resp_bits_error);                           // CA4 no bus error
     assume (req_bits_id[IB-1:1] == {(IB-1){1'b0}});          // CA5 request ids 0 and 1 only
+    assume (req_bits_mode == 2'd3);                          // CA6 2D walks only (modes: C14)
   end
   always @* if (live) begin
-    cover (c_ok && c_cold);                                   // C1 a cold walk answered
-    cover (c_ok && c_usedG[resp_bits_id]);                    // C2 a walk with a guest PWC hit
-    cover (c_ok && c_usedH[resp_bits_id]);                    // C3 ... host PWC hit
+    cover (c_ok && c_cold && r_mode == 2'd3);                 // C1 a cold 2D walk answered
+    cover (c_ok && c_usedG[resp_bits_id] && r_mode == 2'd3);  // C2 a 2D walk with a guest PWC hit
+    cover (c_ok && c_usedH[resp_bits_id] && r_mode == 2'd3);  // C3 ... host PWC hit
   end
 `else
   // walker_cover: every other cover (C1-C3: walker_cover_walks above)
@@ -873,6 +921,11 @@ module walker_fv (
     cover (fill_g && d_gValid[d_fillWay[0]] && d_gValid != 2'b11);
     cover (fill_h && d_hValid[d_fillWay[0]] && d_hValid != 2'b11);
     cover (fill_t && d_tValid[d_fillWay[0]] && d_tValid != 2'b11);
+    // C14 modes: a stage-1-only and a stage-2-only walk complete; a guest PWC hit of a
+    // stage-1-only walk (the 2D one's: C2, walker_cover_walks)
+    cover (c_ok && r_mode == 2'd1);
+    cover (c_ok && r_mode == 2'd2);
+    cover (d_hitCache == 2'd1 && eng_mode == 2'd1);
   end
 `endif
 `endif

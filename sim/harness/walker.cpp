@@ -180,6 +180,7 @@ int main(int argc, char** argv) {
             d.req_bits_hRoot = tr.hRoot[nextReq] & mask(P_HROOT_BITS);
             d.req_bits_cmd = tr.cmd[nextReq] & 3;
             d.req_bits_user = tr.user[nextReq] & 1;
+            d.req_bits_mode = 3;   // both stages (TransMode): the traces are 2D walks
         }
         d.req_valid = in.reqValid;
         xlat::Responses::Item cur{};

@@ -33,7 +33,7 @@ WALKER_PORTS = (
     ["clock", "reset"]
     + [f"{c}_{h}" for c in ("req", "resp", "mem_req", "mem_resp", "dirty", "flush")
        for h in ("valid", "ready")]
-    + [f"req_bits_{f}" for f in ("id", "gva", "asid", "vmid", "gRoot", "hRoot", "cmd", "user")]
+    + [f"req_bits_{f}" for f in ("id", "gva", "asid", "vmid", "gRoot", "hRoot", "cmd", "user", "mode")]
     + [f"resp_bits_{f}" for f in ("id", "fault", "faultLevel", "faultStage", "faultGpa", "ppn",
                                   "pageSize", "guestPageSize", "hostPageSize", "perm_r", "perm_w",
                                   "perm_x", "perm_u", "memReads", "memWrites")]
@@ -105,7 +105,11 @@ def test_named_config_emitted(config):
         assert not missing, f"spec ports missing: {missing}"
         pr, d = m["params"], m["derived"]
         assert ports["req_bits_gva"]["width"] == 64
-        assert ports["req_bits_gRoot"]["width"] == d["gpaBits"] - 12
+        # the guest root: a GPA, or an HPA in stage-1-only mode, as wide as a guest entry names
+        # (docs/nested-walker.md, "Modes": x86 PPN 51:12, RISC-V 53:10)
+        gppn = 40 if pr["guest"].startswith("x86") else 44
+        assert ports["req_bits_gRoot"]["width"] == max(d["gpaBits"], min(pr["paBits"], 12 + gppn)) - 12
+        assert ports["req_bits_mode"]["width"] == 2
         assert ports["req_bits_hRoot"]["width"] == pr["paBits"] - 12
         assert ports["mem_req_bits_addr"]["width"] == pr["paBits"]
         assert ports["mem_req_bits_wdata"]["width"] == 64 and ports["mem_req_bits_wmask"]["width"] == 8
@@ -113,6 +117,8 @@ def test_named_config_emitted(config):
         assert all(p["width"] == 32 for n, p in ports.items() if n.startswith("perf_"))
         # (g+1)(h+1)-1: the spec's 24 / 35 / 15 reads of a cold walk
         assert d["coldReads"] == (d["guestLevels"] + 1) * (d["hostLevels"] + 1) - 1
+        # single-stage walks: the one format's levels
+        assert (d["coldReadsStage1"], d["coldReadsStage2"]) == (d["guestLevels"], d["hostLevels"])
     if m["module"] == "PerforatedL2Tlb":
         missing = [p for p in PERFORATED_PORTS if p not in ports]
         assert not missing, f"spec ports missing: {missing}"

@@ -26,6 +26,9 @@ PAGE_4K, PAGE_2M, PAGE_1G, PAGE_512G = 0, 1, 2, 3
 PAGE_NAMES = {0: "4K", 1: "2M", 2: "1G", 3: "512G"}
 
 CMD_READ, CMD_WRITE, CMD_EXEC, CMD_RESERVED = 0, 1, 2, 3
+# translation modes of a request (xlat.common.TransMode): bare (handled above the walker; a
+# walker request in it is bad input), stage 1 only, stage 2 only, both stages
+MODE_BARE, MODE_S1, MODE_S2, MODE_BOTH = 0, 1, 2, 3
 
 M64 = (1 << 64) - 1
 

@@ -15,6 +15,7 @@ layouts follow the same plan):
 
 import pytest
 
+from models.ptformats import MODE_BARE, MODE_BOTH, MODE_S1, MODE_S2, fmt, page_bytes
 from models.walker import (SparseMemory, WalkRequest, WalkerConfig, cold_reads, max_reads,
                            max_writes, walk)
 
@@ -67,7 +68,7 @@ def cfg(g="x86_64_4", h="ept4", ad="hardware", pa=52):
 def req(gva, gRoot=0x200, cmd=0, user=0, **kw):
     return WalkRequest(id=kw.pop("id", 3), gva=gva, asid=kw.pop("asid", 7),
                        vmid=kw.pop("vmid", 5), gRoot=gRoot, hRoot=kw.pop("hRoot", HROOT),
-                       cmd=cmd, user=user)
+                       cmd=cmd, user=user, mode=kw.pop("mode", MODE_BOTH))
 
 
 def addrs(res):
@@ -602,3 +603,137 @@ def test_memory_view_snapshot():
     assert v.read(0x10) == 1 and v.read(0x18) == 0 and m.read(0x10) == 2
     v.write(0x10, 0xAB00, 0x02)            # byte 1 only
     assert v.read(0x10) == 0xAB01 and m.read(0x10) == 2
+
+
+# ----------------------------------------------------------------------------- modes
+# (docs/nested-walker.md, "Modes": 1 stage 1 only, 2 stage 2 only; 0 bare is bad input)
+GUEST_PAIRS = [("x86_64_4", "ept4"), ("x86_64_5", "ept5"), ("sv39", "sv39x4"), ("sv48", "sv48x4")]
+HOST_LAYOUTS = {"ept4": lambda: layout_x86_ept(4)[0], "ept5": lambda: layout_x86_ept(5)[0],
+                "sv39x4": lambda: layout_rv(3, "sv39x4")[0],
+                "sv48x4": lambda: layout_rv(4, "sv48x4")[0]}
+
+
+def layout_s1(gname, leaf_level=0, leaf_ad=True):
+    """A stage-1-only chain in host-physical memory: table k (from the root) at HPA
+    0x300000 + k*0x1000, index k+1 at each level, the leaf at ``leaf_level`` mapping HPA
+    0x40000000 (aligned to every page size used). Returns (mem, gva, gRoot, entry addresses)."""
+    F = fmt(gname)
+    m = SparseMemory()
+    gva, addrs_ = 0, []
+    for k, lvl in enumerate(range(F.root_level, leaf_level - 1, -1)):
+        gva |= (k + 1) << (12 + 9 * lvl)
+        a = 0x300000 + k * 0x1000 + (k + 1) * 8
+        addrs_.append(a)
+        if lvl == leaf_level:
+            m.write(a, F.encode_leaf(0x40000000, lvl, a=int(leaf_ad), d=int(leaf_ad)))
+        else:
+            m.write(a, F.encode_table(0x300000 + (k + 1) * 0x1000))
+    return m, gva | 0x567, 0x300, addrs_
+
+
+@pytest.mark.parametrize("g,h", GUEST_PAIRS)
+def test_s1_cold_reads_are_the_guest_levels(g, h):
+    m, gva, groot, chain = layout_s1(g)
+    res = walk(m, cfg(g, h), req(gva, gRoot=groot, mode=MODE_S1))
+    r = res.resp
+    # no host walk: the guest entries are read at their (host-physical) addresses
+    assert [a.addr for a in res.accesses] == chain
+    assert r["memReads"] == fmt(g).levels == cold_reads(fmt(g).levels, fmt(h).levels, MODE_S1)
+    assert (r["fault"], r["ppn"], r["memWrites"]) == (0, 0x40000, 0)
+    # a single-stage walk: the absent stage maps the page whole
+    assert (r["pageSize"], r["guestPageSize"], r["hostPageSize"]) == (0, 0, 0)
+    assert all(a.stage == 0 for a in res.accesses) and res.dirty == []
+
+
+@pytest.mark.parametrize("h", ["ept4", "ept5", "sv39x4", "sv48x4"])
+def test_s2_cold_reads_are_the_host_levels(h):
+    m = HOST_LAYOUTS[h]()
+    g = "sv39" if h.startswith("sv") else ("x86_64_5" if h == "ept5" else "x86_64_4")
+    # GPA 0x203567: host level-0 entry 3 -> HPA page 0x503 (the layouts' plan)
+    res = walk(m, cfg(g, h), req(0x203567, mode=MODE_S2))
+    r = res.resp
+    H = fmt(h)
+    assert r["memReads"] == H.levels == cold_reads(fmt(g).levels, H.levels, MODE_S2)
+    assert [a.addr for a in res.accesses][-1] == 0x100000 + (H.levels - 1) * 0x1000 + 3 * 8
+    assert (r["fault"], r["ppn"], r["pageSize"], r["guestPageSize"], r["hostPageSize"]) == \
+        (0, 0x503, 0, 0, 0)
+    assert (r["perm_r"], r["perm_w"], r["perm_x"], r["perm_u"]) == (1, 1, 1, 1)
+    assert all(a.stage == 1 and a.role == "host_data" for a in res.accesses)
+
+
+def test_s1_superpage_offset_and_sizes():
+    m, gva, groot, chain = layout_s1("x86_64_4", leaf_level=1)
+    res = walk(m, cfg(), req(gva, gRoot=groot, mode=MODE_S1))
+    r = res.resp
+    off = gva & (page_bytes(1) - 1)
+    assert r["ppn"] == (0x40000000 + off) >> 12 and r["memReads"] == len(chain) == 3
+    assert (r["pageSize"], r["guestPageSize"], r["hostPageSize"]) == (1, 1, 1)
+
+
+def test_s1_faults_are_guest_faults():
+    m, gva, groot, chain = layout_s1("sv39")
+    m.write(chain[1], 0)                                   # level-1 entry not valid
+    r = walk(m, cfg("sv39", "sv39x4"), req(gva, gRoot=groot, mode=MODE_S1)).resp
+    assert (r["fault"], r["faultStage"], r["faultLevel"], r["faultGpa"], r["memReads"]) == \
+        (1, 0, 1, chain[1], 2)
+
+
+def test_s1_address_beyond_pabits_is_fault_5_of_the_guest_access():
+    F = fmt("sv39")
+    m, gva, groot, chain = layout_s1("sv39")
+    far = 1 << 40                                          # paBits 40: the next table is out
+    m.write(chain[0], F.encode_table(far))
+    r = walk(m, cfg("sv39", "sv39x4", pa=40), req(gva, gRoot=groot, mode=MODE_S1)).resp
+    assert (r["fault"], r["faultStage"], r["faultLevel"], r["faultGpa"], r["memReads"]) == \
+        (5, 0, 1, far + 2 * 8, 1)
+    # the same from the leaf: the final address
+    m, gva, groot, chain = layout_s1("sv39")
+    m.write(chain[-1], F.encode_leaf(far, 0))
+    r = walk(m, cfg("sv39", "sv39x4", pa=40), req(gva, gRoot=groot, mode=MODE_S1)).resp
+    assert (r["fault"], r["faultStage"], r["faultLevel"], r["faultGpa"]) == \
+        (5, 0, 0, far + (gva & 0xFFF))
+
+
+def test_s1_guest_ad_update_without_dirty_event():
+    m, gva, groot, chain = layout_s1("x86_64_4", leaf_ad=False)
+    res = walk(m, cfg(), req(gva, gRoot=groot, cmd=1, mode=MODE_S1))
+    F = fmt("x86_64_4")
+    assert [a.kind for a in res.accesses] == ["read"] * 4 + ["locked_read", "write"]
+    assert res.accesses[-1].addr == chain[-1] and res.accesses[-1].set_bits == F.a_mask | F.d_mask
+    assert res.dirty == [] and res.resp["fault"] == 0
+    # adUpdate = fault: a guest fault at the leaf
+    m, gva, groot, chain = layout_s1("x86_64_4", leaf_ad=False)
+    r = walk(m, cfg(ad="fault"), req(gva, gRoot=groot, mode=MODE_S1)).resp
+    assert (r["fault"], r["faultStage"], r["faultLevel"]) == (1, 0, 0)
+
+
+def test_s2_host_faults_and_range():
+    m, _, _ = layout_x86_ept(4)
+    m.write(0x103000 + 3 * 8, 0)                           # GPA page 0x203 not mapped
+    r = walk(m, cfg(), req(0x203567, mode=MODE_S2)).resp
+    assert (r["fault"], r["faultStage"], r["faultLevel"], r["faultGpa"], r["memReads"]) == \
+        (2, 1, 0, 0x203567, 4)
+    gpa = 1 << 48                                          # beyond ept4's 48 GPA bits
+    r = walk(m, cfg(), req(gpa | 0x123, mode=MODE_S2)).resp
+    assert (r["fault"], r["faultStage"], r["faultLevel"], r["faultGpa"], r["memReads"]) == \
+        (5, 1, 3, gpa | 0x123, 0)
+    # a top bit far above the target width is reported whole
+    r = walk(m, cfg(), req(1 << 63, mode=MODE_S2)).resp
+    assert (r["fault"], r["faultGpa"]) == (5, 1 << 63)
+
+
+def test_s2_dirty_event_is_a_data_page():
+    m, _, _ = layout_x86_ept(4)
+    m.write(0x103000 + 2 * 8, 0x502000 | ER | EW | EX | WB | EA)   # D clear
+    res = walk(m, cfg(), req(0x202abc, cmd=1, mode=MODE_S2, vmid=5, asid=7))
+    assert [(d.gpa, d.gva, d.vmid, d.asid, d.pageTable) for d in res.dirty] == \
+        [(0x202, 0x202, 5, 7, 0)]
+    assert res.resp["memWrites"] == 1 and res.resp["ppn"] == 0x502
+
+
+@pytest.mark.parametrize("cmd", [0, 3])
+def test_bare_mode_is_bad_input(cmd):
+    m, gva, _ = layout_x86_ept(4)
+    r = walk(m, cfg(), req(gva, cmd=cmd, mode=MODE_BARE)).resp
+    assert (r["fault"], r["faultStage"], r["faultLevel"], r["faultGpa"], r["memReads"]) == \
+        (4, 0, 0, 0, 0)

@@ -14,6 +14,11 @@ the independent format transcription in ``models.ptformats``.
     res.accesses    # [Access(kind, addr, wdata, wmask, stage, level, gpa, ...)] in order
     res.dirty       # [DirtyEvent(gpa, gva, vmid, asid, pageTable)]
 
+``WalkRequest.mode`` (docs/nested-walker.md, "Modes"; ``models.ptformats.MODE_*``): 3 the 2D
+walk, 1 stage 1 only (the guest walk with identity host translations: the guest's addresses are
+HPAs, beyond paBits fault 5 at stage 0), 2 stage 2 only (``gva`` is a GPA: the host walk of a
+2D walk's final GPA), 0 bare (bad input: fault 4, no access).
+
 In hardware mode the walk's A/D writes are applied to ``mem`` as the hardware would (one
 8-byte write whose wmask selects the byte holding A and D).  A bus error is reported by the
 memory (``SparseMemory.errors`` / ``error_fn``) or by ``walk(..., fail=pred)``, where
@@ -32,8 +37,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .ptformats import (CMD_EXEC, CMD_READ, CMD_RESERVED, CMD_WRITE, M64, PtFormat, fmt,
-                        page_bytes, perm_denies)
+from .ptformats import (CMD_EXEC, CMD_READ, CMD_RESERVED, CMD_WRITE, M64, MODE_BARE, MODE_BOTH,
+                        MODE_S1, MODE_S2, PtFormat, fmt, page_bytes, perm_denies)
 
 # fault codes
 F_NONE, F_GUEST, F_HOST, F_BUS, F_RSVD, F_ADDR = 0, 1, 2, 3, 4, 5
@@ -182,10 +187,11 @@ class WalkRequest:
     hRoot: int = 0        # host-physical page number of the host root table
     cmd: int = CMD_READ
     user: int = 0
+    mode: int = MODE_BOTH  # MODE_S1: gRoot and guest entries host-physical; MODE_S2: gva is a GPA
 
     def fields(self) -> dict:
         return dict(id=self.id, gva=self.gva, asid=self.asid, vmid=self.vmid, gRoot=self.gRoot,
-                    hRoot=self.hRoot, cmd=self.cmd, user=self.user)
+                    hRoot=self.hRoot, cmd=self.cmd, user=self.user, mode=self.mode)
 
 
 @dataclass
@@ -287,8 +293,13 @@ def max_writes(guest_levels: int, host_levels: int) -> int:
     return guest_levels + 2
 
 
-def cold_reads(guest_levels: int, host_levels: int) -> int:
-    """Plain reads of a successful walk through 4 KiB pages at both stages, A/D already set."""
+def cold_reads(guest_levels: int, host_levels: int, mode: int = MODE_BOTH) -> int:
+    """Plain reads of a successful walk through 4 KiB pages at both stages, A/D already set:
+    a stage-1-only walk reads the guest levels, a stage-2-only walk the host levels."""
+    if mode == MODE_S1:
+        return guest_levels
+    if mode == MODE_S2:
+        return host_levels
     return (guest_levels + 1) * (host_levels + 1) - 1
 
 
@@ -387,11 +398,34 @@ class _Walk:
             return hpa, lvl, perm
         raise AssertionError("unreachable: level 0 is a leaf or a fault")
 
+    # -- stage 1 only: the guest's addresses are host-physical (identity "host translation")
+    def identity(self, a: int, level: int) -> int:
+        """``a`` (the address of the guest entry at ``level``, or the final address from the
+        leaf at ``level``) as an HPA: beyond paBits is fault 5 at that guest access."""
+        if a >> self.cfg.paBits:
+            raise _Fault(F_ADDR, STAGE_GUEST, level, a, "stage-1-only address beyond paBits")
+        return a
+
+    # -- stage 2 only: the host walk of gva, a GPA (as a 2D walk's final GPA)
+    def run_s2(self) -> WalkResult:
+        req = self.req
+        self.gpa = req.gva
+        hpa, hl, hperm = self.host(req.gva, req.cmd, pagetable=False)
+        res = self._resp(0, 0, 0, 0)
+        res.update(ppn=hpa >> 12, pageSize=hl, guestPageSize=hl, hostPageSize=hl,
+                   perm_r=hperm[0], perm_w=hperm[1], perm_x=hperm[2], perm_u=hperm[3])
+        return WalkResult(res, self.acc, self.dirty, None, hl, "", req.gva)
+
     # -- the whole walk (steps 1..5)
     def run(self) -> WalkResult:
         G, req = self.G, self.req
+        if req.mode == MODE_BARE:
+            raise _Fault(F_RSVD, STAGE_GUEST, 0, 0, "bare mode")
         if req.cmd == CMD_RESERVED:
             raise _Fault(F_RSVD, STAGE_GUEST, 0, 0, "cmd 3")
+        if req.mode == MODE_S2:
+            return self.run_s2()
+        s1 = req.mode == MODE_S1
         if not G.address_ok(req.gva):
             raise _Fault(F_ADDR, STAGE_GUEST, G.root_level, 0, "gva non-canonical")
         pt_cmd = CMD_WRITE if self.hw else CMD_READ
@@ -399,7 +433,7 @@ class _Walk:
         perm = G.perm_init()
         for lvl in range(G.root_level, -1, -1):
             g = G.entry_addr(table, req.gva, lvl)
-            h, _, _ = self.host(g, pt_cmd, pagetable=True)
+            h = self.identity(g, lvl) if s1 else self.host(g, pt_cmd, pagetable=True)[0]
             pte = self.read(h, stage=STAGE_GUEST, level=lvl, gpa=g, role="guest")
             if not G.valid(pte):
                 raise _Fault(F_GUEST, STAGE_GUEST, lvl, g, "guest not valid")
@@ -423,7 +457,10 @@ class _Walk:
             self.guest_leaf_level = lvl
             gpa = G.leaf_base(pte, lvl) + (req.gva & (page_bytes(lvl) - 1))
             self.gpa = gpa
-            hpa, hl, hperm = self.host(gpa, req.cmd, pagetable=False)
+            if s1:   # the page whole: host size = guest size, host permission all
+                hpa, hl, hperm = self.identity(gpa, lvl), lvl, (1, 1, 1, 1)
+            else:
+                hpa, hl, hperm = self.host(gpa, req.cmd, pagetable=False)
             res = self._resp(0, 0, 0, 0)
             res.update(ppn=hpa >> 12, pageSize=min(lvl, hl), guestPageSize=lvl,
                        hostPageSize=hl, perm_r=perm[0] & hperm[0], perm_w=perm[1] & hperm[1],

@@ -13,7 +13,7 @@ import os
 
 import cocotb
 
-from models.ptformats import page_bytes
+from models.ptformats import MODE_BOTH, MODE_S1, MODE_S2, page_bytes
 from models.walker import WalkerConfig, cold_reads
 from xlat_tb.backpressure import Bursty, RandomGaps, random_pattern
 from xlat_tb.cycle import TbError
@@ -62,6 +62,19 @@ async def walk_all(env: WalkerEnv, reqs, *, parallel: bool = True):
         r.id = env.free_id()
         env.send(r)
     await env.drain()
+
+
+async def walk_bad(env: WalkerEnv, s: Scenario, bad) -> list:
+    """Walk the bad targets one at a time; each response's fault, stage, level and faultGpa must
+    be the builder's expectation. Returns (walk, target) pairs."""
+    await walk_all(env, [s.request(t) for t in bad], parallel=False)
+    for w, t in zip(env.done, bad):
+        e = t.expect
+        got = (w.resp["fault"], w.resp["faultStage"], w.resp["faultLevel"], w.resp["faultGpa"])
+        expect(got == (e["fault"], e["stage"], e["level"], e["faultGpa"]),
+               f"{t.kind} (mode {t.mode}) at stage {e['stage']} level {e['level']}: got {got}, "
+               f"builder expects {(e['fault'], e['stage'], e['level'], hex(e['faultGpa']))}")
+    return list(zip(env.done, bad))
 
 
 # --------------------------------------------------------------------------- cold walks
@@ -156,15 +169,7 @@ async def test_faults(dut):
     env = await setup(dut, "faults", s)
     bad = [t for t in s.bad if _fits(env, t)] + \
           [t for t in s.targets if t.kind == "host_u0" and _fits(env, t)]
-    await walk_all(env, [s.request(t) for t in bad], parallel=False)
-    seen = set()
-    for w, t in zip(env.done, bad):
-        e = t.expect
-        got = (w.resp["fault"], w.resp["faultStage"], w.resp["faultLevel"], w.resp["faultGpa"])
-        expect(got == (e["fault"], e["stage"], e["level"], e["faultGpa"]),
-               f"{t.kind} at stage {e['stage']} level {e['level']}: got {got}, builder expects "
-               f"{(e['fault'], e['stage'], e['level'], hex(e['faultGpa']))}")
-        seen.add((t.kind, e["stage"], e["level"]))
+    seen = {(t.kind, t.expect["stage"], t.expect["level"]) for _, t in await walk_bad(env, s, bad)}
     # cmd 3: fault 4, stage 0, level 0, no memory access
     t = next(t for t in s.targets if t.kind == "ok" and _fits(env, t))
     w = await env.do_walk(s.request(t, id=0, cmd=3))
@@ -500,4 +505,107 @@ async def test_same_cycle_flush(dut):
                    f"hits, a cold walk {cold_reads} with {cold_hits}; doc: the first walk's "
                    f"fills {'kept' if kept else 'gone'}")
     expect({"accept", "inside", "response"} <= seen, f"flush cycles covered: {seen}")
+    await env.finish()
+
+
+# --------------------------------------------------------------------------- modes
+def _mode_scenario(name: str) -> Scenario:
+    """One VM, one space, 4 KiB pages with A/D set and full permissions at both stages, and the
+    single-stage targets beside them (Scenario.add_modes: the same VAs stage-1-only, the GPAs
+    stage-2-only, one bad target of each mode kind)."""
+    s = Scenario(config(), seeded_rng(name).randrange(1 << 30))
+    vm = s.add_vm(1, pool_p=0.0)
+    s.add_space(vm, 1)
+    for _ in range(4):
+        s.add_region(vm, 1, 0, host_mode="4k", n_addrs=1, full=True)
+    s.add_modes(vm, 1, 4, full=True)
+    return s
+
+
+def _of(s: Scenario, mode: int, kind: str = "ok") -> list:
+    return [t for t in s.mode_targets if t.mode == mode and t.kind == kind]
+
+
+@cocotb.test()
+async def test_mode_cold_walks(dut):
+    """Single-stage cold walks (doc, "Modes"): a stage-2-only walk reads the host format's
+    levels (EPT4 4, Sv39x4 3), a stage-1-only walk the guest format's (Sv39 3, Sv48 / x86 4),
+    on any configuration (nothing cached for them yet); the manifest's coldReadsStage1/2 agree;
+    a repeated walk reads fewer where the caches serve it (the nested TLB answers a
+    stage-2-only walk whole: 0 reads)."""
+    s = _mode_scenario("modecold")
+    env = await setup(dut, "modecold", s)
+    g, h = env.G.levels, env.H.levels
+    d = env.man.derived
+    for mode, lv, key in ((MODE_S2, h, "coldReadsStage2"), (MODE_S1, g, "coldReadsStage1")):
+        cold = cold_reads(g, h, mode)
+        expect(cold == lv == int(d.get(key, lv)), f"mode {mode}: cold reads {cold}, levels {lv}, "
+               f"manifest {key} {d.get(key)}")
+        t = _of(s, mode)[0]
+        w = await env.do_walk(s.request(t, id=1))
+        r = w.resp
+        expect((r["fault"], r["memReads"], r["memWrites"]) == (0, cold, 0),
+               f"mode {mode} cold walk: fault {r['fault']}, {r['memReads']} reads, "
+               f"{r['memWrites']} writes (doc: 0, {cold}, 0)")
+        e = t.expect
+        expect((r["ppn"], r["guestPageSize"], r["hostPageSize"], r["pageSize"]) ==
+               (e["ppn"], e["guestPageSize"], e["hostPageSize"], e["pageSize"]),
+               f"mode {mode}: ppn/sizes {r}, builder {e}")
+        w2 = await env.do_walk(s.request(t, id=2))
+        caches = ("nestedTlbEntries", "hostPwcEntries") if mode == MODE_S2 else ("guestPwcEntries",)
+        cached = sum(int(env.p[c]) for c in caches)
+        if cached:
+            expect(w2.resp["memReads"] < cold, f"mode {mode}: repeated walk read "
+                   f"{w2.resp['memReads']} (cold {cold}): caches unused")
+        else:
+            expect(w2.resp["memReads"] == cold, f"mode {mode}: no cache, the repeat is cold")
+    await env.finish()
+
+
+@cocotb.test()
+async def test_mode_faults(dut):
+    """Faults per mode: stage 1 only: a not-valid entry is a guest fault (1, stage 0) at the
+    entry's HPA, a leaf beyond paBits fault 5 at stage 0; stage 2 only: an unmapped GPA is a
+    host fault (2, stage 1) of the GPA, a GPA beyond the range fault 5 at stage 1 with the
+    whole address; bare: fault 4, stage 0, level 0, no read, counted in perf_badModes."""
+    s = _mode_scenario("modefault")
+    env = await setup(dut, "modefault", s)
+    bad = [t for t in s.mode_targets if "fault" in t.expect and _fits(env, t)]
+    for w, t in await walk_bad(env, s, bad):
+        if t.kind in ("bare", "s2_gpa_range"):
+            expect(w.resp["memReads"] == 0, f"{t.kind}: {w.resp['memReads']} reads (doc: none)")
+    kinds = {t.kind for t in bad}
+    expect({"s1_invalid", "s2_invalid", "s2_gpa_range", "bare"} <= kinds, f"kinds {kinds}")
+    got = env.read_counters()["badModes"]
+    expect(got == 1, f"perf_badModes {got} after one bare request")
+    await env.finish()
+
+
+@cocotb.test()
+async def test_mode_isolation(dut):
+    """A stage-1-only and a 2D walk of the same vmid, asid and VA never use each other's guest
+    PWC entries (a stage-1-only entry's table is host-physical): after the 2D walk the
+    stage-1-only one reads every guest level, after two stage-1-only walks the 2D walk reads
+    only what the scoreboard's model allows; a flush of (vmid, asid) removes the stage-1-only
+    entries too (the next stage-1-only walk is cold again)."""
+    s = _mode_scenario("modeiso")
+    env = await setup(dut, "modeiso", s)
+    g = env.G.levels
+    t1 = _of(s, MODE_S1)[0]
+    t2 = next(t for t in s.targets if t.gva == t1.gva and t.mode == MODE_BOTH)
+    w = await env.do_walk(s.request(t2, id=1))
+    expect(w.resp["fault"] == 0, f"2D walk: {w.resp}")
+    w = await env.do_walk(s.request(t1, id=2))
+    expect(w.resp["memReads"] == g, f"stage-1-only walk after a 2D walk of the same VA read "
+           f"{w.resp['memReads']} (doc: {g}, no guest PWC entry of the 2D walk answers it)")
+    w = await env.do_walk(s.request(t1, id=3))
+    if int(env.p["guestPwcEntries"]):
+        expect(w.resp["memReads"] < g, f"repeated stage-1-only walk read {w.resp['memReads']}")
+    w = await env.do_walk(s.request(t2, id=4))
+    expect(w.resp["fault"] == 0, f"2D walk after stage-1-only walks: {w.resp}")
+    env.send_flush(2, t1.vmid, t1.asid)
+    await env.drain()
+    w = await env.do_walk(s.request(t1, id=5))
+    expect(w.resp["memReads"] == g, f"stage-1-only walk after a flush of its (vmid, asid) read "
+           f"{w.resp['memReads']} (doc: {g})")
     await env.finish()

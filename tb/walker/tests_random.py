@@ -6,7 +6,8 @@ mixed page sizes at both stages, aligned and splintered huge pages, clean and se
 random permissions, a broken entry of every kind the formats allow), with locality (a hot set
 of targets that moves), random cmd / user, ids reused as soon as they are free (and sometimes
 while still busy, which the walker must hold), random memory latency with out-of-order answers,
-random bus errors, back-pressure on every ready, random flushes with walks in flight, and every
+random bus errors, back-pressure on every ready, every request mode (stage-1-only walks at the
+VAs of 2D ones, stage-2-only walks of their GPAs, bare requests: Scenario.add_modes), random flushes with walks in flight, and every
 2500 walks an "OS" phase that clears A/D bits of random leaves (and D of the host leaf of one
 target's guest root table, walked first: the `dirty.pageTable` bin) and flushes. The scoreboard
 (walker_env.py) checks every response, access and dirty event; every checkpoint drains and
@@ -34,7 +35,7 @@ class Stimulus:
     def __init__(self, env: WalkerEnv, scen: Scenario, rng, n: int):
         self.env, self.s, self.rng, self.n = env, scen, rng, n
         vb, ab = int(env.p["vmidBits"]), int(env.p["asidBits"])
-        self.pool = [t for t in scen.targets + scen.bad if t.vmid < (1 << vb)
+        self.pool = [t for t in scen.targets + scen.bad + scen.mode_targets if t.vmid < (1 << vb)
                      and t.asid < (1 << ab)]
         self.ok = [t for t in self.pool if t.kind == "ok"]
         self.issued = 0
@@ -166,7 +167,7 @@ async def test_random(dut):
     seed = rng.randrange(1 << 30)
     t0 = time.monotonic()
     scen = Scenario.random(cfg, seed, vms=2, asids=2, regions=40, ad_clear_p=0.25,
-                           pt_ad_clear_p=0.25)
+                           pt_ad_clear_p=0.25, modes=8)
     gen_s = time.monotonic() - t0
     env = WalkerEnv(dut, rng=rng, name="random", mem=scen.mem, latency=(1, 10),
                     max_outstanding=32, req_gaps=RandomGaps(rng, 0.05),
@@ -181,7 +182,7 @@ async def test_random(dut):
     cov = env.cov
     cov.declare("walk.ok", "fault.guest", "fault.host", "fault.reserved", "fault.address",
                 "fault.bus", "cmd0", "cmd1", "cmd2", "cmd3", "flush.kind0", "flush.kind1",
-                "flush.kind2", "flush.kind3")
+                "flush.kind2", "flush.kind3", "mode0", "mode1", "mode2", "mode3")
     cov.declare("dirty.data", "dirty.pageTable", "ad.write.guest", "ad.write.host",
                 required=env.hw, why="adUpdate = fault writes nothing")
     t1 = time.monotonic()

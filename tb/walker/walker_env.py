@@ -52,12 +52,12 @@ from xlat_tb.manifest import load_manifest
 from xlat_tb.memory import MemoryResponder
 from xlat_tb.monitors import DecoupledMonitor
 
-REQ_FIELDS = ("id", "gva", "asid", "vmid", "gRoot", "hRoot", "cmd", "user")
+REQ_FIELDS = ("id", "gva", "asid", "vmid", "gRoot", "hRoot", "cmd", "user", "mode")
 DIRTY_FIELDS = ("gpa", "gva", "vmid", "asid", "pageTable")
 FLUSH_FIELDS = ("kind", "vmid", "asid")
 COUNTERS = ("walks", "memReads", "memWrites", "guestPwcHits", "hostPwcHits", "nestedTlbHits",
             "faults", "busErrors", "dirtyEvents", "hugeGuest", "hugeAligned", "splintered",
-            "flushes", "badFlushes", "badMemResps", "idStalls")
+            "flushes", "badFlushes", "badMemResps", "idStalls", "badModes")
 TRANSLATION = ("fault", "faultLevel", "faultStage", "faultGpa", "ppn", "pageSize",
                "guestPageSize", "hostPageSize", "perm_r", "perm_w", "perm_x", "perm_u")
 
@@ -156,7 +156,10 @@ class WalkerEnv:
         if missing:
             raise TbError(f"{self.config}: manifest lacks ports {missing}")
         g, pa, idb = self.cfg.gpaBits, self.cfg.paBits, int(self.p["idBits"])
-        exp = {"req_bits_gRoot": g - 12, "req_bits_hRoot": pa - 12, "resp_bits_ppn": pa - 12,
+        # the guest root: a GPA, or an HPA in stage-1-only mode as far as the guest's PPN field
+        # names one (x86 51:12, RISC-V 55:12)
+        root = max(g, min(pa, 52 if self.G.family == "x86" else 56))
+        exp = {"req_bits_gRoot": root - 12, "req_bits_mode": 2, "req_bits_hRoot": pa - 12, "resp_bits_ppn": pa - 12,
                "mem_req_bits_addr": pa, "dirty_bits_gpa": g - 12, "dirty_bits_gva": 52,
                "req_bits_id": idb, "resp_bits_id": idb, "mem_req_bits_id": idb,
                "mem_resp_bits_id": idb, "req_bits_gva": 64, "resp_bits_faultGpa": 64,
@@ -270,6 +273,8 @@ class WalkerEnv:
         w = Walk(req={k: t.get(k, 0) for k in REQ_FIELDS}, cycle=cycle, seq=self.memory.seq,
                  stale=self.stale_mode or bool(t.get("_stale")))
         w.txn = t
+        if w.req["mode"] == 0:
+            self.counts["badModes"] += 1       # bare: bad input, fault 4 (checked by the model)
         self.inflight[i] = w
         self.max_inflight = max(self.max_inflight, len(self.inflight))
 
@@ -521,6 +526,7 @@ class WalkerEnv:
         else:
             c.hit(f"size.guest.{got['guestPageSize']}.host.{got['hostPageSize']}")
         c.hit(f"cmd{w.req['cmd']}")
+        c.hit(f"mode{w.req['mode']}")
         if got["memWrites"]:
             c.hit("walk.with_writes")
 

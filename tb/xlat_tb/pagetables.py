@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from models.ptformats import EPT_MT_LO, RV_R, RV_W, RV_X, PtFormat, mask, page_bytes, X86_PS
+from models.ptformats import MODE_BARE, MODE_BOTH, MODE_S1, MODE_S2, EPT_MT_LO, RV_R, RV_W, RV_X, PtFormat, mask, page_bytes, X86_PS
 from models.walker import F_ADDR, F_GUEST, F_HOST, F_RSVD, SparseMemory, WalkRequest, WalkerConfig
 
 
@@ -213,6 +213,7 @@ class Target:
     expect: dict
     cmd: int = 0
     user: int = 0
+    mode: int = MODE_BOTH    # models.ptformats MODE_*: 1 walks vm.native[asid], 2 gva is a GPA
 
 
 @dataclass
@@ -223,6 +224,7 @@ class Vm:
     gpa_alloc: FrameAllocator
     spaces: dict = field(default_factory=dict)   # asid -> PageTableBuilder
     pool: list = field(default_factory=list)     # free guest-table GPA pages (2M-mapped pool)
+    native: dict = field(default_factory=dict)   # asid -> stage-1-only space (tables at HPAs)
 
 
 def _rv_ok_perm(rng):
@@ -244,6 +246,7 @@ class Scenario:
         self.vms: dict[int, Vm] = {}
         self.targets: list[Target] = []
         self.bad: list[Target] = []
+        self.mode_targets: list[Target] = []  # stage-1-only / stage-2-only / bare (add_modes)
         self.pt_gpas: set = set()             # GPA pages holding guest tables (all VMs)
         self.ad_clear_p = 0.0                 # probability a leaf has A or D clear
         self.host_pt_ad_clear_p = 0.0
@@ -342,10 +345,115 @@ class Scenario:
     def request(self, t: Target, *, id: int = 0, cmd: int | None = None,
                 user: int | None = None) -> WalkRequest:
         vm = self.vms[t.vmid]
+        space = vm.native[t.asid] if t.mode == MODE_S1 else vm.spaces[t.asid]
         return WalkRequest(id=id, gva=t.gva, asid=t.asid, vmid=t.vmid,
-                           gRoot=vm.spaces[t.asid].root >> 12, hRoot=vm.hRoot,
+                           gRoot=space.root >> 12, hRoot=vm.hRoot,
                            cmd=t.cmd if cmd is None else cmd,
-                           user=t.user if user is None else user)
+                           user=t.user if user is None else user, mode=t.mode)
+
+    # ------------------------------------------------------------------ modes
+    def native_space(self, vm: Vm, asid: int) -> PageTableBuilder:
+        """The stage-1-only space of (vmid, asid): the guest format with its tables and frames
+        at HPAs (docs/nested-walker.md, "Modes"); the same vmid / asid as a 2D space, so the
+        guest PWC's stage-1-only tag bit is what keeps their entries apart."""
+        if asid not in vm.native:
+            vm.native[asid] = PageTableBuilder(self.G, new_table=lambda x4=False: self.hpa.alloc(0),
+                                               write_word=self.mem.write, pa_bits=self.cfg.paBits)
+        return vm.native[asid]
+
+    @staticmethod
+    def _allowed(perm) -> list:
+        return [c for c, bit in ((0, 0), (1, 1), (2, 2)) if perm[bit]]
+
+    def s1_target(self, vm: Vm, asid: int, gva: int) -> Target:
+        pa, lvl, _, perm = self.native_space(vm, asid).lookup(gva)
+        cmds = self._allowed(perm)
+        t = Target(vm.vmid, asid, gva, "ok" if cmds else "noperm",
+                   dict(ppn=pa >> 12, guestPageSize=lvl, hostPageSize=lvl, pageSize=lvl,
+                        perm=perm, gpa=pa), cmd=self.rng.choice(cmds) if cmds else 0,
+                   mode=MODE_S1)
+        self.mode_targets.append(t)
+        return t
+
+    def s2_target(self, vm: Vm, asid: int, gpa: int) -> Target:
+        hpa, hl, _, hperm = vm.host.lookup(gpa)
+        u0 = self.H.family == "rv" and not hperm[3]
+        if self.H.family == "rv":
+            hperm = hperm[:3] + (1,)
+        cmds = self._allowed(hperm)
+        kind = "host_u0" if u0 and cmds else ("ok" if cmds else "noperm")
+        t = Target(vm.vmid, asid, gpa, kind,
+                   dict(ppn=hpa >> 12, guestPageSize=hl, hostPageSize=hl, pageSize=hl,
+                        perm=hperm, gpa=gpa), cmd=self.rng.choice(cmds) if cmds else 0,
+                   mode=MODE_S2)
+        if u0:
+            t.expect.update(fault=F_HOST, stage=1, level=hl, faultGpa=gpa)
+        self.mode_targets.append(t)
+        return t
+
+    def _missing_level(self, b: PageTableBuilder, a: int) -> tuple:
+        """(level, entry address) of the entry a walk of ``a`` finds not valid in ``b``."""
+        F = b.F
+        for lvl in range(F.root_level, -1, -1):
+            t, idx = b.entry_location(a, lvl)
+            pte = b.tables.get(t, {}).get(idx)
+            if pte is None or not F.valid(pte):
+                return lvl, t + idx * 8
+        raise AssertionError(f"{a:#x} is mapped")
+
+    def add_modes(self, vm: Vm, asid: int, n: int = 6, *, full: bool = False) -> list[Target]:
+        """Single-stage targets beside the 2D ones of (vm, asid): for ``n`` of its 2D targets a
+        stage-1-only mapping of the same VA (the native space; a fresh HPA frame) and the
+        stage-2-only walk of the 2D walk's GPA; then one bad target of each mode kind the
+        formats allow: a stage-1-only VA not mapped (fault 1), a stage-1-only leaf beyond paBits
+        (fault 5, stage 0), a stage-2-only GPA not mapped (fault 2) and beyond the GPA range
+        (fault 5, stage 1, the whole address), a bare request (fault 4). Returns the new
+        targets (also in ``mode_targets``)."""
+        G, H, r = self.G, self.H, self.rng
+        nat = self.native_space(vm, asid)
+        first = len(self.mode_targets)
+        ok2d = [t for t in self.targets if t.vmid == vm.vmid and t.asid == asid
+                and t.mode == MODE_BOTH and t.kind in ("ok", "host_u0")]
+        for t in r.sample(ok2d, min(n, len(ok2d))):
+            gl = t.expect["guestPageSize"]
+            if nat.lookup(t.gva) is None:
+                try:
+                    nat.map(t.gva, self.hpa.alloc(gl), gl, **self.guest_leaf_kwargs(full=full))
+                except (MapConflict, MemoryError):
+                    pass
+            if nat.lookup(t.gva) is not None:
+                self.s1_target(vm, asid, t.gva)
+            self.s2_target(vm, asid, t.expect["gpa"])
+
+        def bad(gva, mode, fault, stage, level, fgpa, kind):
+            b = Target(vm.vmid, asid, gva, kind, dict(fault=fault, stage=stage, level=level,
+                                                      faultGpa=fgpa), cmd=0, mode=mode)
+            self.mode_targets.append(b)
+        # stage 1 only, a VA not mapped: the first entry found not valid
+        va = self.random_va_block(vm, asid, 0) | 0x238
+        if nat.lookup(va) is None:
+            lvl, ea = self._missing_level(nat, va)
+            bad(va, MODE_S1, F_GUEST, 0, lvl, ea, "s1_invalid")
+        # stage 1 only, a leaf beyond paBits (where the guest's PPN field reaches it)
+        if self.cfg.paBits < (52 if G.family == "x86" else 56):
+            va = self.random_va_block(vm, asid, 0) | 0x5a8
+            try:
+                nat.map(va, self.hpa.alloc(0), 0)
+                far = 1 << self.cfg.paBits
+                nat.poke(va, 0, G.encode_leaf(far, 0))
+                bad(va, MODE_S1, F_ADDR, 0, 0, far | (va & 0xFFF), "s1_pa_range")
+            except (MapConflict, MemoryError):
+                pass
+        # stage 2 only: a GPA the host does not map, and one beyond the GPA range
+        gpa = vm.gpa_alloc.alloc(0) | 0x4c0
+        lvl, _ = self._missing_level(vm.host, gpa)
+        bad(gpa, MODE_S2, F_HOST, 1, lvl, gpa, "s2_invalid")
+        far = r.randrange(1 << self.cfg.gpaBits, 1 << 64) & ~7
+        bad(far, MODE_S2, F_ADDR, 1, H.root_level, far, "s2_gpa_range")
+        # bare: bad input whatever the address
+        if ok2d:
+            bad(r.choice(ok2d).gva, MODE_BARE, F_RSVD, 0, 0, 0, "bare")
+        return self.mode_targets[first:]
 
     # ------------------------------------------------------------------ helpers
     def guest_leaf_kwargs(self, full=False) -> dict:
@@ -624,11 +732,12 @@ class Scenario:
                regions: int = 40, addrs_per_region: int = 3, bad: bool = True,
                ad_clear_p: float = 0.2, perm_random: bool = True, pool_p: float = 0.5,
                share_p: float = 0.5, vmid_base: int = 1, asid_base: int = 1,
-               pt_ad_clear_p: float | None = None) -> "Scenario":
+               pt_ad_clear_p: float | None = None, modes: int = 0) -> "Scenario":
         """VMs 1..vms, each with ``asids`` guest spaces (the second may share lower tables with
         the first), ``regions`` guest pages per space with mixed guest sizes (4K 50 %,
         larger the rest) over aligned / splintered host pages, bad targets of every kind the
-        formats allow on private paths."""
+        formats allow on private paths; with ``modes`` > 0, ``add_modes(vm, asid, modes)`` for
+        every space (stage-1-only, stage-2-only and bare targets in ``mode_targets``)."""
         s = cls(cfg, seed)
         r = s.rng
         s.ad_clear_p = ad_clear_p
@@ -657,6 +766,8 @@ class Scenario:
                         continue
                 if bad:
                     s.add_bad_set(vm, asid)
+                if modes:
+                    s.add_modes(vm, asid, modes)
         return s
 
     def add_bad_set(self, vm: Vm, asid: int):

@@ -28,3 +28,16 @@ object AccessCmd {
       cmd === Reserved.U ||
       (user && !perm.u)
 }
+
+/** Translation mode of a request, shared by the walker and the MMU above it: 0 bare (no
+  * translation: the MMU's business; a walker request in it is bad input), 1 stage 1 only (the
+  * guest format over host-physical memory), 2 stage 2 only (the address is guest-physical),
+  * 3 both stages (the 2D walk).
+  */
+object TransMode {
+  val width = 2
+  val Bare = 0
+  val Stage1 = 1
+  val Stage2 = 2
+  val Both = 3
+}

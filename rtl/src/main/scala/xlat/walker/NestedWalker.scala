@@ -47,6 +47,16 @@ import xlat.common._
   * the memory port (round robin); a
   * slot has at most one access outstanding and tags it with its request id.
   *
+  * ==Modes==
+  * A request's `mode` ([[TransMode]]) picks the stages, decided at acceptance and kept in the
+  * slot, so the step engine is the 2D walk's: a stage-1-only walk is a 2D walk whose host
+  * translations are the identity (HostStart's identity branch: the address is the HPA, checked
+  * against `paBits`, no host read, no nested TLB or host PWC use); a stage-2-only walk starts at
+  * the final GPA's host walk (Start's stage-2 branch: `target` = `gva`, `forData`). Guest PWC
+  * entries carry the stage-1-only bit in their tag (their table is host-physical), so the two
+  * kinds never answer each other; the host PWC and the nested TLB are shared by stage-2-only
+  * and 2D walks. Bare (0) is bad input: fault 4 at Start, no read, counted (`badModes`).
+  *
   * ==Caches and flushes==
   * A fill is provisional until its walk answers; a walk that ends in a bus error drops its
   * fills. A flush invalidates what it names in one cycle and stops every walk in flight from
@@ -129,7 +139,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private def samePrefix(a: UInt, b: UInt, level: UInt): Bool = ((a ^ b) & keep(level, a.getWidth)) === 0.U
   private val gpwc = Option.when(p.guestPwcEntries > 0)(
     new AssocCache(new GuestPwcEntry(p), p.guestPwcEntries, p.slotBits, Some((a: GuestPwcEntry, b: GuestPwcEntry) =>
-      a.vmid === b.vmid && a.asid === b.asid && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true, late = true, keyIn = true, ahead = true, split = true, writeLate = true)
+      a.vmid === b.vmid && a.asid === b.asid && a.s1 === b.s1 && a.level === b.level && samePrefix(a.vpn, b.vpn, a.level)), pins = true, reuse = true, late = true, keyIn = true, ahead = true, split = true, writeLate = true)
   )
   private val hpwc = Option.when(p.hostPwcEntries > 0)(
     new AssocCache(new HostPwcEntry(p), p.hostPwcEntries, p.slotBits, Some((a: HostPwcEntry, b: HostPwcEntry) =>
@@ -191,7 +201,12 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val s = sAcc
     s.id := r.id; s.gva := r.gva; s.asid := r.asid; s.vmid := r.vmid; s.hRoot := r.hRoot >> p.hRootDrop; s.cmd := r.cmd
     s.user := r.user; s.gTable := r.gRoot; s.gLevel := g.topLevel.U; s.gPerm := allPerm
+    s.mode := r.mode
+    // (a single-stage walk answers with the absent stage's permission: all; a 2D walk writes
+    // hPerm before it reads it)
+    s.hPerm := allPerm
   }
+  private val badMode = io.req.bits.mode === TransMode.Bare.U
   // An idle slot's registers load the request in every cycle, so the one the acceptance takes
   // holds it when it leaves Idle: only its state waits for the acceptance (the id compares, the
   // free slot's choice and `valid`), and the slot's hundreds of register enables hang on one
@@ -288,6 +303,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val hLevel = UInt(p.levelBits.W)
     val hostWrite = Bool()
     val hostFetch = Bool()
+    /** The walk is stage-1-only (a guest PWC tag bit). */
+    val s1 = Bool()
   }
   /** The served slot's key, registered when the engine chooses the slot (from the slot's
     * registers as they are after that cycle: a slot chosen while it takes its turn is served with
@@ -322,7 +339,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val copyFields: Seq[Seq[(String, Int)]] = {
     def all(n: String*): Seq[(String, Int)] = n.map(f => f -> (new LookKey).elements(f).getWidth)
     Seq(
-      all("vmid", "asid", "gvpn", "gpn", "gLevel", "hLevel"),
+      all("vmid", "asid", "gvpn", "gpn", "gLevel", "hLevel", "s1"),
       all("vmid", "gpn", "hostWrite", "hostFetch") :+ ("hLevel" -> 2),
       all("vmid", "gpn", "hLevel")
     )
@@ -335,6 +352,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val k = Wire(new LookKey)
     k.vmid := x.vmid; k.asid := x.asid; k.gvpn := gvpnOf(x); k.gpn := gpnOf(x.target)
     k.gLevel := x.gLevel; k.hLevel := x.hLevel; k.hostWrite := hostWriteOf(x); k.hostFetch := hostFetchOf(x)
+    k.s1 := x.s1Only
     k
   }
   private val gvpn = keyR.gvpn
@@ -349,7 +367,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private def kept[T <: Data](c: AssocCache[T], hit: T => Bool): Vec[Bool] =
     RegNext(VecInit(c.entries.map(hit)))
   private val gpwcHitsR = gpwc.map(c => (1 to g.topLevel).map(l => kept[GuestPwcEntry](c, x =>
-    x.vmid === keyR.vmid && x.asid === keyR.asid && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U && x.level === l.U
+    x.vmid === keyR.vmid && x.asid === keyR.asid && x.s1 === keyR.s1 && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U && x.level === l.U
   )))
   private val ntlbHitsR = ntlb.map(c => kept[NestedTlbEntry](c, x =>
     x.vmid === keyT.vmid && ((x.gpn ^ keyT.gpn) & keep(x.size, x.gpn.getWidth)) === 0.U && !(keyT.hostWrite && !x.d)
@@ -395,7 +413,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
   // fields (raw slot registers: only the slot multiplexer is in front of them).
   private val sameG = gpwc.map { c =>
     val k = WireDefault(0.U.asTypeOf(new GuestPwcEntry(p)))
-    k.vmid := keyR.vmid; k.asid := keyR.asid; k.level := keyR.gLevel; k.vpn := gvpn
+    k.vmid := keyR.vmid; k.asid := keyR.asid; k.level := keyR.gLevel; k.vpn := gvpn; k.s1 := keyR.s1
     c.sameKeyAs(k)
   }
   private val sameH = hpwc.map { c =>
@@ -422,7 +440,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val HlData = 12; val HlGuest = 13
     val GeBus = 14; val GeFlt = 15; val GeRes = 16; val GePtr = 17; val GeLeafFlt = 18; val GeAd = 19; val GeOk = 20
     val Gl = 21
-    val n = 22
+    // modes: Start of a stage-2-only walk (gva out of the GPA range / on to the host walk of
+    // gva); HostStart of a stage-1-only walk (the identity in range / beyond paBits)
+    val S2Rng = 22; val S2Go = 23
+    val HId = 24; val HIdRng = 25
+    val n = 26
   }
   private def hostFetchOf(x: WalkSlot): Bool = x.forData && isCmd(x.cmd, AccessCmd.Exec)
   /** A table (page number) whose entries' GPAs are in the host's input range: the bits of
@@ -431,6 +453,11 @@ class NestedWalker(val p: WalkerParams) extends Module {
     */
   private def gpaOk(table: UInt): Bool = {
     val lo = p.gpaBits - 12
+    if (table.getWidth > lo) !table(table.getWidth - 1, lo).orR else true.B
+  }
+  /** The same for a stage-1-only walk, whose tables and frames are host-physical: below paBits. */
+  private def paOk(table: UInt): Bool = {
+    val lo = p.paBits - 12
     if (table.getWidth > lo) !table(table.getWidth - 1, lo).orR else true.B
   }
   require(p.gpaBits - 12 >= 27, "a guest leaf's offset must stay below the GPA range's top")
@@ -464,12 +491,18 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private def decisionsOf(s: WalkSlot, st: WalkState.Type): Vec[Bool] = {
     val d = WireDefault(VecInit(Seq.fill(Br.n)(false.B)))
     val inS = st === Start
-    val res = isCmd(s.cmd, AccessCmd.Reserved)
+    val res = isCmd(s.cmd, AccessCmd.Reserved) || s.bare
     val rng = !g.inRange(s.gva)
-    d(Br.SRes) := inS && res; d(Br.SRng) := inS && !res && rng; d(Br.SGo) := inS && !res && !rng
+    val gRng = s.gva(63, p.gpaBits).orR
+    val s2 = s.s2Only
+    d(Br.SRes) := inS && res; d(Br.SRng) := inS && !res && !s2 && rng; d(Br.SGo) := inS && !res && !s2 && !rng
+    d(Br.S2Rng) := inS && !res && s2 && gRng; d(Br.S2Go) := inS && !res && s2 && !gRng
     val hs = st === HostStart
     val ok = inGpaRange(s.target)
-    d(Br.HOk) := hs && ok; d(Br.HRng) := hs && !ok
+    val s1 = s.s1Only
+    val pok = paOk(s.target(p.targetBits - 1, 12))
+    d(Br.HOk) := hs && !s1 && ok; d(Br.HRng) := hs && !s1 && !ok
+    d(Br.HId) := hs && s1 && pok; d(Br.HIdRng) := hs && s1 && !pok
     for ((host, inE, base) <- Seq((true, st === HostEntry, Br.HeBus), (false, st === GuestEntry, Br.GeBus))) {
       val c = entryDec(s, host)
       Seq(c.bus, c.flt, c.res, c.ptr, c.leafFlt, c.ad, c.ok).zipWithIndex.foreach { case (b, k) => d(base + k) := inE && b }
@@ -489,8 +522,13 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val startTable = Mux(gSelHit, gSelEnt.table, s.gTable)
     // (a guest pointer's table, or a guest leaf's frame, whose bits above the leaf's offset
     // are the entry's: its page number as the format places it in `pte`)
-    val okNext = Mux(dr(Br.SGo), gpaOk(startTable), gpaOk(g.decode(s.pte, s.gLevel, 64).ppn(g.ppnWidth - 1, 0)))
-    a(Br.HOk) := toHs && okNext; a(Br.HRng) := toHs && !okNext
+    val nextTable = Mux(dr(Br.SGo), startTable, g.decode(s.pte, s.gLevel, 64).ppn(g.ppnWidth - 1, 0))
+    val okNext = gpaOk(nextTable)
+    val pokNext = paOk(nextTable)
+    val s1 = s.s1Only
+    // (a stage-2-only walk's gva was checked against the GPA range at Start)
+    a(Br.HOk) := (toHs && !s1 && okNext) || dr(Br.S2Go); a(Br.HRng) := toHs && !s1 && !okNext
+    a(Br.HId) := toHs && s1 && pokNext; a(Br.HIdRng) := toHs && s1 && !pokNext
     a(Br.HlData) := dr(Br.HeOk) && s.forData; a(Br.HlGuest) := dr(Br.HeOk) && !s.forData
     a(Br.Gl) := dr(Br.GeOk)
     a
@@ -510,7 +548,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val hsLook = lookStates.contains(HostStart)
   for (i <- 0 until W) {
     val dr = decR(i)
-    val plainAfter = dr(Br.HeOk) || dr(Br.GeOk) || (if (hsLook) false.B else dr(Br.SGo) || dr(Br.GePtr) || dr(Br.Gl))
+    val plainAfter = dr(Br.HeOk) || dr(Br.GeOk) || (if (hsLook) false.B else dr(Br.SGo) || dr(Br.GePtr) || dr(Br.Gl) || dr(Br.S2Go))
     val plainNow = wantsEngine(i) && !lookState(state(i))
     goI(i) := !matchTurn && !selectTurn && (readI(i) || (!readTurn && engOH(i) && Mux(goI(i), plainAfter, plainNow)))
   }
@@ -533,6 +571,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val hTData = tHit && !tSelDeny && s.forData
     val hTGuest = tHit && !tSelDeny && !s.forData
     val hRead = hOk && !tSelHit
+    // a stage-1-only walk's identity: the guest entry's address or the final address is the HPA
+    val hIdData = d(Br.HId) && s.forData
+    val hIdGuest = d(Br.HId) && !s.forData
+    val s2Data = s.s2Only && (hTData || d(Br.HlData))
 
     val gEntry = g.decode(s.pte, s.gLevel, 64)
     val hEntry = h.decode(s.pte, s.hLevel, p.paBits)
@@ -566,22 +608,24 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val hFault = any(Br.HeBus, Br.HeFlt, Br.HeRes, Br.HeLeafFlt)
     val gFault = any(Br.GeBus, Br.GeFlt, Br.GeRes, Br.GeLeafFlt)
     // faults: code, stage, level (a fault's GPA is `target`)
-    write(s.fault, d(Br.SRes) -> Fault.Reserved.U, d(Br.SRng) -> Fault.Range.U, d(Br.HRng) -> Fault.Range.U,
+    write(s.fault, d(Br.SRes) -> Fault.Reserved.U, any(Br.SRng, Br.S2Rng, Br.HRng, Br.HIdRng) -> Fault.Range.U,
       hTDeny -> Fault.Host.U, d(Br.HeBus) -> Fault.Bus.U, d(Br.HeFlt) -> Fault.Host.U, d(Br.HeRes) -> Fault.Reserved.U,
       d(Br.HeLeafFlt) -> Fault.Host.U, d(Br.GeBus) -> Fault.Bus.U, d(Br.GeFlt) -> Fault.Guest.U,
       d(Br.GeRes) -> Fault.Reserved.U, d(Br.GeLeafFlt) -> Fault.Guest.U)
-    write(s.faultStage, any(Br.SRes, Br.SRng) -> 0.U, (d(Br.HRng) || hTDeny || hFault) -> 1.U, gFault -> 0.U)
-    write(s.faultLevel, d(Br.SRes) -> 0.U, d(Br.SRng) -> g.topLevel.U, d(Br.HRng) -> h.topLevel.U,
-      hTDeny -> tSelEnt.size, hFault -> s.hLevel, gFault -> s.gLevel)
+    write(s.faultStage, any(Br.SRes, Br.SRng, Br.HIdRng) -> 0.U, (any(Br.HRng, Br.S2Rng) || hTDeny || hFault) -> 1.U,
+      gFault -> 0.U)
+    write(s.faultLevel, d(Br.SRes) -> 0.U, d(Br.SRng) -> g.topLevel.U, any(Br.HRng, Br.S2Rng) -> h.topLevel.U,
+      hTDeny -> tSelEnt.size, hFault -> s.hLevel, (gFault || d(Br.HIdRng)) -> s.gLevel)
     // next state
-    val toDone = any(Br.SRes, Br.SRng, Br.HRng, Br.HlData) || hTDeny || hTData || hFault || gFault
+    val toDone = any(Br.SRes, Br.SRng, Br.S2Rng, Br.HRng, Br.HIdRng, Br.HlData) || hTDeny || hTData || hIdData || hFault ||
+      gFault
     // (one write per next state, each a constant: the channel choices made a cycle ahead read
     // which states a slot enters from their conditions)
     Seq(
       toDone -> Done,
-      (hTGuest || d(Br.HlGuest)) -> ReadGuest,
+      (hTGuest || d(Br.HlGuest) || hIdGuest) -> ReadGuest,
       (hRead || d(Br.HePtr)) -> ReadHost,
-      any(Br.SGo, Br.GePtr, Br.Gl) -> HostStart,
+      any(Br.SGo, Br.GePtr, Br.Gl, Br.S2Go) -> HostStart,
       any(Br.HeAd, Br.GeAd) -> Lock,
       d(Br.HeOk) -> HostLeafDone,
       d(Br.GeOk) -> GuestLeafDone
@@ -593,16 +637,18 @@ class NestedWalker(val p: WalkerParams) extends Module {
     write(s.target,
       d(Br.SGo) -> entryAddr(startTable, g.index(s.gva, startLevel), p.targetBits),
       d(Br.GePtr) -> entryAddr(gPteTable, g.index(s.gva, s.gLevel - 1.U), p.targetBits),
-      d(Br.Gl) -> Cat(frame(gPteTable, s.gLevel, gvpn), s.gva(11, 0)))
-    write(s.forData, any(Br.SGo, Br.GePtr) -> false.B, d(Br.Gl) -> true.B)
-    write(s.gSize, d(Br.Gl) -> s.gLevel)
+      d(Br.Gl) -> Cat(frame(gPteTable, s.gLevel, gvpn), s.gva(11, 0)),
+      d(Br.S2Go) -> s.gva)
+    write(s.forData, any(Br.SGo, Br.GePtr) -> false.B, any(Br.Gl, Br.S2Go) -> true.B)
+    // (a single-stage walk's absent stage maps the page whole: its size is the other's)
+    write(s.gSize, d(Br.Gl) -> s.gLevel, (s2Data && hTData) -> tSelEnt.size, (s2Data && d(Br.HlData)) -> s.hLevel)
     // host side
     write(s.hLevel, (hTDeny || hTData || hTGuest) -> tSelEnt.size, hRead -> hReadLevel, d(Br.HePtr) -> (s.hLevel - 1.U))
     writePerm(s.hPerm, (hTData || hTGuest) -> tSelEnt.perm, hRead -> Mux(pSelHit, pSelEnt.perm, allPerm),
       (d(Br.HePtr) || hLeafEnd) -> hAcc)
-    write(s.hSize, (hTData || hTGuest) -> tSelEnt.size, any(Br.HlData, Br.HlGuest) -> s.hLevel)
-    write(s.ppn, hTData -> tFrame, d(Br.HlData) -> hlFrame)
-    write(s.pteAddr, hTGuest -> Cat(tFrame, s.target(11, 0)), hRead -> entryAddr(hReadTable, h.index(s.target, hReadLevel), p.paBits),
+    write(s.hSize, (hTData || hTGuest) -> tSelEnt.size, any(Br.HlData, Br.HlGuest) -> s.hLevel, hIdData -> s.gSize)
+    write(s.ppn, hTData -> tFrame, d(Br.HlData) -> hlFrame, hIdData -> s.target(p.targetBits - 1, 12))
+    write(s.pteAddr, hTGuest -> Cat(tFrame, s.target(11, 0)), hIdGuest -> s.target, hRead -> entryAddr(hReadTable, h.index(s.target, hReadLevel), p.paBits),
       d(Br.HePtr) -> entryAddr(hPteTable, h.index(s.target, s.hLevel - 1.U), p.paBits),
       d(Br.HlGuest) -> Cat(hlFrame, s.target(11, 0)))
     write(s.leafD, hLeafEnd -> hEntry.d)
@@ -620,7 +666,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     // The entries this slot's turn would fill, from its own registers (whether it fills is
     // `ops`): selected by the registered `cur` (an AND-OR), not through the turn's conditions.
     val gx = Wire(new GuestPwcEntry(p))
-    gx.vmid := s.vmid; gx.asid := s.asid; gx.level := s.gLevel; gx.vpn := gvpn
+    gx.vmid := s.vmid; gx.asid := s.asid; gx.level := s.gLevel; gx.vpn := gvpn; gx.s1 := s.s1Only
     gx.table := gPteTable; gx.perm := gAcc
     val hx = Wire(new HostPwcEntry(p))
     hx.vmid := s.vmid; hx.level := s.hLevel; hx.gpn := gpn
@@ -647,7 +693,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val ntlbHit = served(_.useT)
   // (the fill's key fields from the served slot's registered key, the rest by `cur`)
   private val fillG = WireDefault(Mux1H(curOH, turnG))
-  fillG.vmid := keyR.vmid; fillG.asid := keyR.asid; fillG.level := keyR.gLevel; fillG.vpn := gvpn
+  fillG.vmid := keyR.vmid; fillG.asid := keyR.asid; fillG.level := keyR.gLevel; fillG.vpn := gvpn; fillG.s1 := keyR.s1
   private val fillH = WireDefault(Mux1H(curOH, turnH))
   fillH.vmid := keyR.vmid; fillH.level := keyR.hLevel; fillH.gpn := gpnKey
   private val fillT = WireDefault(Mux1H(curOH, turnT))
@@ -796,7 +842,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
   io.resp.bits.fault := rs.fault
   io.resp.bits.faultLevel := rs.faultLevel
   io.resp.bits.faultStage := rs.faultStage
-  io.resp.bits.faultGpa := Mux(ok, 0.U, rs.target.pad(64))
+  // (a stage-2-only walk's gva beyond the GPA range is reported whole: `target` holds a GPA's
+  // width; every other fault's GPA is `target`)
+  io.resp.bits.faultGpa := Mux(ok, 0.U, Mux1H(respPick.oneHot, slot.map(x =>
+    Mux(x.s2Only && x.fault === Fault.Range.U, x.gva, x.target.pad(64)))))
   io.resp.bits.ppn := Mux(ok, rs.ppn, 0.U)
   io.resp.bits.guestPageSize := Mux(ok, rs.gSize(1, 0), 0.U)
   io.resp.bits.hostPageSize := Mux(ok, rs.hSize(1, 0), 0.U)
@@ -858,6 +907,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     k.gLevel := nextOf(i, x.gLevel); k.hLevel := nextOf(i, x.hLevel)
     k.hostWrite := Mux(forData, isCmd(x.cmd, AccessCmd.Write), p.hardwareAd.B)
     k.hostFetch := forData && isCmd(x.cmd, AccessCmd.Exec)
+    k.s1 := x.s1Only
     k
   }
   keyLoad := Mux1H(engOH, keyNext)
@@ -928,7 +978,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     "flushes" -> PerfCounter(io.flush.fire),
     "badFlushes" -> PerfCounter(io.flush.fire && fk === 3.U),
     "badMemResps" -> PerfCounter(io.mem_resp.valid && !respSlot.reduce(_ || _)),
-    "idStalls" -> PerfCounter(io.req.valid && idInFlight)
+    "idStalls" -> PerfCounter(io.req.valid && idInFlight),
+    "badModes" -> PerfCounter(io.req.fire && badMode)
   )
 
   // ---- proof views ---------------------------------------------------------------------------
@@ -950,9 +1001,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
     // A hit is shown in its lookup's select cycle (where it is chosen among the entries valid
     // then; the turn uses the registered entry a cycle later): the cache whose hit the turn
     // would take (nested TLB before host PWC) and that entry's vmid.
-    val selG = selectTurn && st === Start && gSelC.map(_._1).getOrElse(false.B)
-    val selT = selectTurn && st === HostStart && tSelC.map(_._1).getOrElse(false.B)
-    val selP = selectTurn && st === HostStart && !selT && pSelC.map(_._1).getOrElse(false.B)
+    // (a stage-2-only walk's Start and a stage-1-only walk's HostStart look up but use nothing)
+    val selG = selectTurn && st === Start && !s.s2Only && gSelC.map(_._1).getOrElse(false.B)
+    val selT = selectTurn && st === HostStart && !s.s1Only && tSelC.map(_._1).getOrElse(false.B)
+    val selP = selectTurn && st === HostStart && !s.s1Only && !selT && pSelC.map(_._1).getOrElse(false.B)
     d.hitCache := Mux(selG, 1.U, Mux(selT, 3.U, Mux(selP, 2.U, 0.U)))
     def selVmid[T <: Data](c: Option[AssocCache[T]], sel: Option[(Bool, Seq[Bool], Seq[Bool])], vmidOf: T => UInt): UInt =
       c.zip(sel).map { case (c, x) => Mux1H(x._2, c.entries.map(vmidOf)) }.getOrElse(0.U)
@@ -981,8 +1033,13 @@ class NestedWalker(val p: WalkerParams) extends Module {
       d.slotDirtyOnWrite(i) := x.dirtyOnWrite
     }
     gpwc match {
-      case Some(c) => d.gpwcAsid := VecInit(c.entries.map(_.asid))
-      case None    => d.gpwcAsid := VecInit(Seq.fill(d.gpwcAsid.size)(0.U))
+      case Some(c) => d.gpwcAsid := VecInit(c.entries.map(_.asid)); d.gpwcS1 := VecInit(c.entries.map(_.s1))
+      case None    => d.gpwcAsid := VecInit(Seq.fill(d.gpwcAsid.size)(0.U)); d.gpwcS1 := VecInit(Seq.fill(d.gpwcS1.size)(false.B))
+    }
+    d.hitS1 := gpwc.zip(gSelC).map { case (c, x) => Mux1H(x._2, c.entries.map(_.s1)) }.getOrElse(false.B)
+    for (i <- 0 until W) {
+      val x = slot(i)
+      d.slotMode(i) := x.mode
     }
     d.engSlot := e
     d.engValid := curValid

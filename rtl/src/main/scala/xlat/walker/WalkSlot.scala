@@ -1,7 +1,7 @@
 package xlat.walker
 
 import chisel3._
-import xlat.common.Perm
+import xlat.common.{Perm, TransMode}
 
 /** Where a walk slot is in the 2D walk. Engine states take a turn of the shared step engine
   * (one a cycle); Issue states wait for the memory port; the rest wait for a response, the
@@ -58,6 +58,14 @@ class WalkSlot(p: WalkerParams) extends Bundle {
   val hRoot = UInt((p.paBits - 12 - p.hRootDrop).W)
   val cmd = UInt(2.W)
   val user = Bool()
+  /** The request's [[TransMode]] (kept as its encoding: the proofs tie it to the request's). */
+  val mode = UInt(TransMode.width.W)
+  /** Stage 1 only: the guest's addresses are host-physical (identity host translations). */
+  def s1Only: Bool = mode === TransMode.Stage1.U
+  /** Stage 2 only: `gva` is a GPA, walked as a 2D walk's final GPA. */
+  def s2Only: Bool = mode === TransMode.Stage2.U
+  /** Bare mode: bad input, answered at Start with the Reserved fault. */
+  def bare: Bool = mode === TransMode.Bare.U
   // guest side
   val gLevel = UInt(p.levelBits.W)
   val gTable = UInt((p.targetBits - 12).W)

@@ -1,7 +1,7 @@
 package xlat.walker
 
 import chisel3._
-import xlat.common.Perm
+import xlat.common.{Perm, TransMode}
 
 /** A walk request: translate `gva` for (vmid, asid) through guest and host tables. */
 class WalkReq(p: WalkerParams) extends Bundle {
@@ -9,12 +9,16 @@ class WalkReq(p: WalkerParams) extends Bundle {
   val gva = UInt(64.W)
   val asid = UInt(p.asidBits.W)
   val vmid = UInt(p.vmidBits.W)
-  /** Guest root table, a guest-physical page number. */
-  val gRoot = UInt((p.gpaBits - 12).W)
+  /** Guest root table: a guest-physical page number, host-physical in stage-1-only mode (so
+    * as wide as either can be, `rootBits`; a 2D walk's root beyond the GPA range is fault 5). */
+  val gRoot = UInt((p.rootBits - 12).W)
   /** Host root table, a host-physical page number. */
   val hRoot = UInt((p.paBits - 12).W)
   val cmd = UInt(2.W)
   val user = Bool()
+  /** [[xlat.common.TransMode]]: 1 stage 1 only, 2 stage 2 only (`gva` is a GPA), 3 both; 0 is
+    * bad input (fault 4, counted in `badModes`). */
+  val mode = UInt(TransMode.width.W)
 }
 
 object Fault {
@@ -69,7 +73,8 @@ class WalkerFlush(p: WalkerParams) extends Bundle {
 object WalkerPerf {
   val names: Seq[String] = Seq(
     "walks", "memReads", "memWrites", "guestPwcHits", "hostPwcHits", "nestedTlbHits", "faults", "busErrors",
-    "dirtyEvents", "hugeGuest", "hugeAligned", "splintered", "flushes", "badFlushes", "badMemResps", "idStalls"
+    "dirtyEvents", "hugeGuest", "hugeAligned", "splintered", "flushes", "badFlushes", "badMemResps", "idStalls",
+    "badModes"
   )
 }
 
@@ -79,7 +84,10 @@ class GuestPwcEntry(p: WalkerParams) extends Bundle {
   val asid = UInt(p.asidBits.W)
   val level = UInt(p.levelBits.W)
   val vpn = UInt((p.g.inputBits - 12).W)
-  /** The next table, a guest-physical page number. */
+  /** Made by a stage-1-only walk: `table` is host-physical (a 2D walk's is guest-physical), so
+    * it is part of the tag and an entry answers only walks of its own kind. */
+  val s1 = Bool()
+  /** The next table, a guest-physical page number (host-physical when `s1`). */
   val table = UInt((p.targetBits - 12).W)
   val perm = new Perm
 }
@@ -162,6 +170,11 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
   val slotGPerm = Vec(p.walkers, new Perm)
   val slotHPerm = Vec(p.walkers, new Perm)
   val gpwcAsid = Vec(p.guestPwcEntries.max(1), UInt(p.asidBits.W))
+  /** Per slot its request's [[xlat.common.TransMode]]; per guest PWC entry its stage-1-only bit;
+    * the guest PWC entry a hit shown in `hitCache` (1) uses: its stage-1-only bit. */
+  val slotMode = Vec(p.walkers, UInt(2.W))
+  val gpwcS1 = Vec(p.guestPwcEntries.max(1), Bool())
+  val hitS1 = Bool()
   /** The slot the step engine serves this cycle (meaningful while a slot is in an engine state). */
   val engSlot = UInt(p.slotBits.W)
   /** The step engine serves `engSlot` this cycle; its round robin's `last` as a thermometer

@@ -36,6 +36,9 @@ case class WalkerParams(
   val gpaBits: Int = h.inputBits
   /** Width of a GPA as a guest entry can name it (wider than gpaBits: the excess is fault 5). */
   val targetBits: Int = (12 + g.ppnWidth).max(gpaBits)
+  /** Width of the guest root's address: a GPA, or an HPA in stage-1-only mode (as far as a
+    * guest entry can name one). */
+  val rootBits: Int = gpaBits.max(paBits).min(targetBits)
   val slotBits: Int = log2Ceil(walkers).max(1)
   /** Low bits of `hRoot` a walk ignores: 2 for an x4 host root (16 KiB, 11 index bits). */
   val hRootDrop: Int = if (h.rootIndexBits > 9) 2 else 0
@@ -49,6 +52,8 @@ case class WalkerParams(
     "guestLevels" -> g.levels,
     "hostLevels" -> h.levels,
     "coldReads" -> ((g.levels + 1) * (h.levels + 1) - 1),
+    "coldReadsStage1" -> g.levels,
+    "coldReadsStage2" -> h.levels,
     "maxReads" -> maxReads,
     "maxWrites" -> maxWrites,
     // for the FPGA report's pipeline column (docs/nested-walker.md, "Caches": four-cycle lookups)
