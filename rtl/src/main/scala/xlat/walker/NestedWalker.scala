@@ -100,9 +100,6 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private def isCmd(c: UInt, k: Int): Bool = c === k.U
   /** Host permission check of an access: a write needs W, a fetch X, a read R. */
   private def hostDenies(perm: Perm, write: Bool, fetch: Bool): Bool = Mux(write, !perm.w, Mux(fetch, !perm.x, !perm.r))
-  private def guestDenies(perm: Perm, cmd: UInt, user: Bool): Bool =
-    (user && !perm.u) || (isCmd(cmd, AccessCmd.Read) && !perm.r) || (isCmd(cmd, AccessCmd.Write) && !perm.w) ||
-      (isCmd(cmd, AccessCmd.Exec) && !perm.x)
 
   // ---- slots -------------------------------------------------------------------------------
   private val state = RegInit(VecInit(Seq.fill(W)(Idle)))
@@ -190,7 +187,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val r = io.req.bits
     val s = sAcc
     s.id := r.id; s.gva := r.gva; s.asid := r.asid; s.vmid := r.vmid; s.hRoot := r.hRoot >> p.hRootDrop; s.cmd := r.cmd
-    s.user := r.user; s.gTable := r.gRoot; s.gLevel := g.topLevel.U; s.gPerm := allPerm
+    s.user := r.user; s.flags := r.flags; s.gTable := r.gRoot; s.gLevel := g.topLevel.U; s.gPerm := allPerm
   }
   // An idle slot's registers load the request in every cycle, so the one the acceptance takes
   // holds it when it leaves Idle: only its state waits for the acceptance (the id compares, the
@@ -446,7 +443,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val write = if (host) hostWriteOf(s) else isCmd(s.cmd, AccessCmd.Write)
     val denied =
       if (host) (h.userRequired.B && !e.perm.u) || hostDenies(acc, write, hostFetchOf(s))
-      else guestDenies(acc, s.cmd, s.user)
+      // every walk is two-stage: stage 1 is the VS-stage (vsstatus.MXR applies)
+      else PrivCheck.stage1(g.family, s.cmd, s.user, vsStage = true.B, s.flags, acc)
     val needAd = !e.a || (write && !e.d)
     val early = s.memErr || !e.valid || e.reserved || e.pageFault
     val leaf = !early && e.leaf
@@ -978,7 +976,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
       d.slotForData(i) := x.forData; d.slotAdHost(i) := x.adHost; d.slotMemKind(i) := x.memKind
       d.slotVmid(i) := x.vmid; d.slotAsid(i) := x.asid; d.slotCmd(i) := x.cmd; d.slotUser(i) := x.user
       d.slotFault(i) := x.fault; d.slotGPerm(i) := x.gPerm; d.slotHPerm(i) := x.hPerm
-      d.slotDirtyOnWrite(i) := x.dirtyOnWrite
+      d.slotDirtyOnWrite(i) := x.dirtyOnWrite; d.slotFlags(i) := x.flags
     }
     gpwc match {
       case Some(c) => d.gpwcAsid := VecInit(c.entries.map(_.asid))

@@ -1,7 +1,7 @@
 package xlat.walker
 
 import chisel3._
-import xlat.common.Perm
+import xlat.common.{Perm, PrivFlags}
 
 /** Where a walk slot is in the 2D walk. Engine states take a turn of the shared step engine
   * (one a cycle); Issue states wait for the memory port; the rest wait for a response, the
@@ -58,6 +58,7 @@ class WalkSlot(p: WalkerParams) extends Bundle {
   val hRoot = UInt((p.paBits - 12 - p.hRootDrop).W)
   val cmd = UInt(2.W)
   val user = Bool()
+  val flags = new PrivFlags
   // guest side
   val gLevel = UInt(p.levelBits.W)
   val gTable = UInt((p.targetBits - 12).W)

@@ -1,7 +1,7 @@
 package xlat.walker
 
 import chisel3._
-import xlat.common.Perm
+import xlat.common.{Perm, PrivFlags}
 
 /** A walk request: translate `gva` for (vmid, asid) through guest and host tables. */
 class WalkReq(p: WalkerParams) extends Bundle {
@@ -15,6 +15,8 @@ class WalkReq(p: WalkerParams) extends Bundle {
   val hRoot = UInt((p.paBits - 12).W)
   val cmd = UInt(2.W)
   val user = Bool()
+  /** The core's privilege flags for the guest leaf's check ([[xlat.common.PrivCheck]]). */
+  val flags = new PrivFlags
 }
 
 object Fault {
@@ -176,4 +178,6 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
   val fillCache = UInt(2.W)
   /** The entry of that cache the fill writes (a free one, the victim, or the entry holding its key). */
   val fillWay = UInt(6.W)
+  /** Per slot its request's privilege flags (the guest leaf's check reads them). */
+  val slotFlags = Vec(p.walkers, new PrivFlags)
 }
