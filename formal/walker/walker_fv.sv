@@ -33,8 +33,9 @@
 //       perm_r/w/x/u are 0
 //   P5  host permissions limit the result: a success response has no perm_r/w/x that the host
 //       permission of its mapping (dbg_respHostPerm) lacks
-//   P5b a success response permits the request's access: cmd is not 3; read -> perm_r,
-//       write -> perm_w, exec -> perm_x (both the guest and the host check passed)
+//   P5b a success response permits the request's access: cmd is not 3; read -> perm_r (unless
+//       the request's mxr or vmxr let the guest's X stand for R: the response's perm is guest AND
+//       host, so it cannot show that), write -> perm_w, exec -> perm_x (both checks passed)
 //   P6  flushes. (a) An entry valid at a flush covering it (kind 0/3: all; kind 1: its vmid;
 //       kind 2: guest PWC entries of vmid+asid) stays invalid until refilled: no valid entry is
 //       stale. (b) A walk in flight at a flush covering its vmid (guest PWC: vmid+asid) fills no
@@ -151,6 +152,7 @@ module walker_fv (
   (* anyseq *) reg [1:0]      req_bits_cmd;
   (* anyseq *) reg            req_bits_user;
   (* anyseq *) reg [1:0]      req_bits_mode;      // every TransMode, bare (bad input) included
+  (* anyseq *) reg [6:0]      req_flags;      // {nxe, smap, smep, wp, vmxr, mxr, sum}
   (* anyseq *) reg            resp_ready;
   (* anyseq *) reg            mem_req_ready;
   (* anyseq *) reg            mem_resp_valid;
@@ -189,6 +191,7 @@ module walker_fv (
                   perf_idStalls, perf_badModes;
   // dbg, packed per slot (slot i at [i*w +: w]) / per entry
   wire [W-1:0]    d_busy, d_noFill, d_memWait, d_forData, d_adHost, d_user, d_dow;
+  wire [W*7-1:0]  d_flags;
   wire [W*IB-1:0] d_id;
   wire [W*8-1:0]  d_reads, d_writes;
   wire [W*4-1:0]  d_state;
@@ -220,6 +223,9 @@ module walker_fv (
     .req_bits_asid(req_bits_asid), .req_bits_vmid(req_bits_vmid), .req_bits_gRoot(req_bits_gRoot),
     .req_bits_hRoot(req_bits_hRoot), .req_bits_cmd(req_bits_cmd), .req_bits_user(req_bits_user),
     .req_bits_mode(req_bits_mode),
+    .req_bits_flags_sum(req_flags[0]), .req_bits_flags_mxr(req_flags[1]), .req_bits_flags_vmxr(req_flags[2]),
+    .req_bits_flags_wp(req_flags[3]), .req_bits_flags_smep(req_flags[4]), .req_bits_flags_smap(req_flags[5]),
+    .req_bits_flags_nxe(req_flags[6]),
     .resp_ready(resp_ready), .resp_valid(resp_valid), .resp_bits_id(resp_bits_id),
     .resp_bits_fault(resp_bits_fault), .resp_bits_faultLevel(resp_bits_faultLevel),
     .resp_bits_faultStage(resp_bits_faultStage), .resp_bits_faultGpa(resp_bits_faultGpa),
@@ -287,7 +293,13 @@ module walker_fv (
     .dbg_slotHPerm_1_u(d_hperm[7]),
     .dbg_gpwcAsid_0(d_gAsid[0 +: AB]), .dbg_gpwcAsid_1(d_gAsid[AB +: AB]),
     .dbg_engSlot(d_engSlot), .dbg_engValid(d_engValid), .dbg_engAfter_0(d_engAfter[0]),
-    .dbg_engAfter_1(d_engAfter[1]), .dbg_engOk(d_engOk), .dbg_lookPhase(d_lookPhase), .dbg_decOk(d_decOk), .dbg_chanOk(d_chanOk), .dbg_keyOk(d_keyOk), .dbg_lockOk(d_lockOk), .dbg_fillCache(d_fillCache), .dbg_fillWay(d_fillWay)
+    .dbg_engAfter_1(d_engAfter[1]), .dbg_engOk(d_engOk), .dbg_lookPhase(d_lookPhase), .dbg_decOk(d_decOk), .dbg_chanOk(d_chanOk), .dbg_keyOk(d_keyOk), .dbg_lockOk(d_lockOk), .dbg_fillCache(d_fillCache), .dbg_fillWay(d_fillWay),
+    .dbg_slotFlags_0_sum(d_flags[0]), .dbg_slotFlags_0_mxr(d_flags[1]), .dbg_slotFlags_0_vmxr(d_flags[2]),
+    .dbg_slotFlags_0_wp(d_flags[3]), .dbg_slotFlags_0_smep(d_flags[4]), .dbg_slotFlags_0_smap(d_flags[5]),
+    .dbg_slotFlags_0_nxe(d_flags[6]),
+    .dbg_slotFlags_1_sum(d_flags[7]), .dbg_slotFlags_1_mxr(d_flags[8]), .dbg_slotFlags_1_vmxr(d_flags[9]),
+    .dbg_slotFlags_1_wp(d_flags[10]), .dbg_slotFlags_1_smep(d_flags[11]), .dbg_slotFlags_1_smap(d_flags[12]),
+    .dbg_slotFlags_1_nxe(d_flags[13])
   );
 
   // safety properties and invariants: asserted (prove_safety, cover), or assumed in prove_live
@@ -372,9 +384,13 @@ module walker_fv (
       endcase
     end
   endfunction
-  // the guest permission allows the access (docs: checks of the request against the guest perm)
-  function automatic g_allows(input [3:0] p, input [1:0] cmd, input user);   // p = {u, x, w, r}
-    g_allows = !((user && !p[3]) || (cmd == 2'd0 && !p[0]) || (cmd == 2'd1 && !p[1]) || (cmd == 2'd2 && !p[2]));
+  // the guest permission allows the access: RISC-V stage 1 (walker_formal is Sv39 over
+  // Sv39x4; docs/privcheck.md rules 1-5): U-mode needs U; S-mode on a U page only loads /
+  // stores with SUM; a load needs R, or X with mxr, or with vmxr when stage 1 is the VS-stage
+  // (a 2D walk; not a stage-1-only walk, `s1`); a store W, a fetch X
+  function automatic g_allows(input [3:0] p, input [1:0] cmd, input user, input [6:0] f, input s1);   // p = {u, x, w, r}
+    g_allows = (user ? p[3] : (!p[3] || (f[0] && cmd != 2'd2))) &&
+               (cmd == 2'd0 ? (p[0] || ((f[1] || (f[2] && !s1)) && p[2])) : cmd == 2'd1 ? p[1] : cmd == 2'd2 ? p[2] : 1'b0);
   endfunction
   // the host permission allows the data access: a write needs W, a fetch X, a read R
   function automatic h_allows(input [3:0] p, input [1:0] cmd);
@@ -394,6 +410,7 @@ module walker_fv (
   reg [NID-1:0]    inflight;
   reg [NID*2-1:0]  rq_cmd;
   reg [NID-1:0]    rq_user;
+  reg [NID*7-1:0]  rq_flags;
   reg [NID*VB-1:0] rq_vmid;
   reg [NID*AB-1:0] rq_asid;
   reg [NID*2-1:0]  rq_mode;
@@ -406,6 +423,7 @@ module walker_fv (
         inflight[req_bits_id] <= 1'b1;
         rq_cmd[req_bits_id*2 +: 2] <= req_bits_cmd;
         rq_user[req_bits_id] <= req_bits_user;
+        rq_flags[req_bits_id*7 +: 7] <= req_flags;
         rq_vmid[req_bits_id*VB +: VB] <= req_bits_vmid;
         rq_asid[req_bits_id*AB +: AB] <= req_bits_asid;
         rq_mode[req_bits_id*2 +: 2] <= req_bits_mode;
@@ -415,6 +433,7 @@ module walker_fv (
   wire [1:0] r_cmd = rq_cmd[resp_bits_id*2 +: 2];
   wire [1:0] r_mode = rq_mode[resp_bits_id*2 +: 2];
   wire [1:0] eng_mode = d_mode[d_engSlot*2 +: 2];
+  wire [6:0] r_flags = rq_flags[resp_bits_id*7 +: 7];
 
   // ------------------------------------------------------------------ ghost: flushes
   // per slot: a flush covering the walk (for guest PWC fills: vmid+asid; host caches: vmid)
@@ -501,7 +520,7 @@ module walker_fv (
       // block may leave its result undriven, which the flow turns into a free value)
       wire [7:0]    ubr   = ub_reads(st, gl, hl, fd, ah, mk);
       wire [7:0]    ubw   = ub_writes(st, gl, fd, ah, mk);
-      wire          gal   = g_allows(gp, cmd, d_user[gi]);
+      wire          gal   = g_allows(gp, cmd, d_user[gi], d_flags[gi*7 +: 7], d_mode[gi*2 +: 2] == 2'd1);
       wire          hal   = h_allows(hp, cmd);
       wire          fcg   = flush_fire && cov_g(d_vmid[gi*VB +: VB], d_asid[gi*AB +: AB]);
       wire          fch   = flush_fire && cov_h(d_vmid[gi*VB +: VB]);
@@ -536,6 +555,7 @@ module walker_fv (
           `SAFE(inflight[id]);
           `SAFE(cmd == rq_cmd[id*2 +: 2]);
           `SAFE(d_user[gi] == rq_user[id]);
+          `SAFE(d_flags[gi*7 +: 7] == rq_flags[id*7 +: 7]);
           `SAFE(d_vmid[gi*VB +: VB] == rq_vmid[id*VB +: VB]);
           `SAFE(d_asid[gi*AB +: AB] == rq_asid[id*AB +: AB]);
           `SAFE(d_mode[gi*2 +: 2] == rq_mode[id*2 +: 2]);
@@ -609,7 +629,7 @@ module walker_fv (
       `SAFE(!(resp_bits_perm_w && !d_rhp_w));
       `SAFE(!(resp_bits_perm_x && !d_rhp_x));
       `SAFE(r_cmd != 2'd3);
-      if (r_cmd == 2'd0) `SAFE(resp_bits_perm_r);
+      if (r_cmd == 2'd0) `SAFE(resp_bits_perm_r || r_flags[1] || r_flags[2]);
       if (r_cmd == 2'd1) `SAFE(resp_bits_perm_w);
       if (r_cmd == 2'd2) `SAFE(resp_bits_perm_x);
     end

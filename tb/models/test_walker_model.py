@@ -68,7 +68,7 @@ def cfg(g="x86_64_4", h="ept4", ad="hardware", pa=52):
 def req(gva, gRoot=0x200, cmd=0, user=0, **kw):
     return WalkRequest(id=kw.pop("id", 3), gva=gva, asid=kw.pop("asid", 7),
                        vmid=kw.pop("vmid", 5), gRoot=gRoot, hRoot=kw.pop("hRoot", HROOT),
-                       cmd=cmd, user=user, mode=kw.pop("mode", MODE_BOTH))
+                       cmd=cmd, user=user, mode=kw.pop("mode", MODE_BOTH), **kw)
 
 
 def addrs(res):
@@ -226,10 +226,13 @@ def test_guest_permission_faults():
     m, gva, _ = layout_x86_ept(4)
     leaf = 0x204000 | P | US | XA | XD                 # W = 0
     m.write(0x503020, leaf)
-    r = walk(m, cfg(), req(gva, cmd=1)).resp
-    # checked at the leaf (level 0, GPA 0x203020) after 4 x 5 = 20 reads
+    r = walk(m, cfg(), req(gva, cmd=1, flags_wp=1)).resp
+    # checked at the leaf (level 0, GPA 0x203020) after 4 x 5 = 20 reads (CR0.WP = 1)
     assert (r["fault"], r["faultStage"], r["faultLevel"], r["faultGpa"], r["memReads"]) == \
         (1, 0, 0, 0x203020, 20)
+    # CR0.WP = 0: the supervisor writes a read-only page (docs/privcheck.md rule 11); a user not
+    assert walk(m, cfg(), req(gva, cmd=1)).resp["fault"] == 0
+    assert walk(m, cfg(), req(gva, cmd=1, user=1)).resp["fault"] == 1
     assert walk(m, cfg(), req(gva, cmd=0)).resp["fault"] == 0
     # U cleared in the L2 pointer: the AND over levels denies a user access (at the leaf)
     m2, gva, _ = layout_x86_ept(4)
@@ -242,7 +245,9 @@ def test_guest_permission_faults():
     # NX in the root entry: execute denied, read allowed with perm_x 0
     m3, gva, _ = layout_x86_ept(4)
     m3.write(0x500008, 0x201000 | P | RW | US | NX)
-    assert walk(m3, cfg(), req(gva, cmd=2)).resp["fault"] == 1
+    assert walk(m3, cfg(), req(gva, cmd=2, flags_nxe=1)).resp["fault"] == 1
+    # without EFER.NXE, XD is no permission (rule 14)
+    assert walk(m3, cfg(), req(gva, cmd=2)).resp["fault"] == 0
     r = walk(m3, cfg(), req(gva, cmd=0)).resp
     assert r["fault"] == 0 and r["perm_x"] == 0
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from . import privcheck
 from .ptformats import (CMD_EXEC, CMD_READ, CMD_RESERVED, CMD_WRITE, M64, MODE_BARE, MODE_BOTH,
                         MODE_S1, MODE_S2, PtFormat, fmt, page_bytes, perm_denies)
 
@@ -188,10 +189,28 @@ class WalkRequest:
     cmd: int = CMD_READ
     user: int = 0
     mode: int = MODE_BOTH  # MODE_S1: gRoot and guest entries host-physical; MODE_S2: gva is a GPA
+    # the core's privilege flags (the ports req_bits_flags_*; docs/privcheck.md)
+    flags_sum: int = 0
+    flags_mxr: int = 0
+    flags_vmxr: int = 0
+    flags_wp: int = 0
+    flags_smep: int = 0
+    flags_smap: int = 0
+    flags_nxe: int = 0
 
     def fields(self) -> dict:
         return dict(id=self.id, gva=self.gva, asid=self.asid, vmid=self.vmid, gRoot=self.gRoot,
-                    hRoot=self.hRoot, cmd=self.cmd, user=self.user, mode=self.mode)
+                    hRoot=self.hRoot, cmd=self.cmd, user=self.user, mode=self.mode,
+                    **{f"flags_{f}": getattr(self, f"flags_{f}") for f in privcheck.FLAGS})
+
+    def guest_denies(self, family: str, perm: tuple) -> bool:
+        """The guest leaf's check (docs/privcheck.md): RISC-V stage 1 (the VS-stage of a 2D
+        walk; satp's, V = 0, of a stage-1-only walk: vsstatus.MXR does not apply), or x86
+        paging; ``perm`` = accumulated (r, w, x, u)."""
+        stage = privcheck.RV_STAGE1 if family == "rv" else privcheck.X86
+        a = privcheck.Access(cmd=self.cmd, user=bool(self.user), vs_stage=self.mode != MODE_S1,
+                             **{f: bool(getattr(self, f"flags_{f}")) for f in privcheck.FLAGS})
+        return privcheck.denies(stage, a, privcheck.Perm(*map(bool, perm)))
 
 
 @dataclass
@@ -450,7 +469,7 @@ class _Walk:
             if G.misaligned(pte, lvl):
                 raise _Fault(F_GUEST, STAGE_GUEST, lvl, g, "guest misaligned superpage")
             perm = G.perm_step(perm, pte, True)
-            if perm_denies(perm, req.cmd, req.user, check_user=True):
+            if req.guest_denies(G.family, perm):
                 raise _Fault(F_GUEST, STAGE_GUEST, lvl, g, "guest denies access")
             self.ad(G, pte, h, lvl, write=req.cmd == CMD_WRITE, stage=STAGE_GUEST, gpa=g,
                     role="guest", pagetable=False)

@@ -13,6 +13,7 @@ import os
 
 import cocotb
 
+from models.privcheck import FLAGS as PRIV_FLAGS
 from models.ptformats import MODE_BOTH, MODE_S1, MODE_S2, page_bytes
 from models.walker import WalkerConfig, cold_reads
 from xlat_tb.backpressure import Bursty, RandomGaps, random_pattern
@@ -147,11 +148,14 @@ async def test_page_sizes(dut):
 @cocotb.test()
 async def test_permissions(dut):
     """Every cmd x user on pages with random permissions (guest perm AND host perm; guest
-    denial fault 1, host denial fault 2; a supervisor access to a user page is allowed)."""
+    denial fault 1, host denial fault 2), each with random privilege flags (the guest leaf's
+    check is xlat.common.PrivCheck's, docs/privcheck.md: SUM, MXR / vsstatus.MXR, WP, SMEP,
+    SMAP, NXE; the model decides each verdict)."""
     s = scenario("perm", ad_clear_p=0.0, perm_random=True, bad=False, regions=12)
     env = await setup(dut, "perm", s)
-    reqs = [s.request(t, cmd=c, user=u) for t in s.targets if _fits(env, t)
-            for c in (0, 1, 2) for u in (0, 1)]
+    frng = seeded_rng("perm.flags")
+    reqs = [s.request(t, cmd=c, user=u, flags={f: frng.randrange(2) for f in PRIV_FLAGS})
+            for t in s.targets if _fits(env, t) for c in (0, 1, 2) for u in (0, 1)]
     await walk_all(env, reqs)
     faults = {w.resp["fault"] for w in env.done}
     expect({0, 1} <= faults, f"faults seen {faults}")

@@ -29,11 +29,17 @@ from .tests_directed import config
 from .walker_env import WalkerEnv
 
 CMD_WEIGHTS = (50, 30, 18, 2)
+# how often each privilege flag is set on a random walk (docs/privcheck.md): mostly a kernel
+# with SUM, so supervisor walks still reach their target's own fault or success
+FLAG_P = {"sum": 0.8, "mxr": 0.2, "vmxr": 0.2, "wp": 0.5, "smep": 0.2, "smap": 0.1, "nxe": 0.5}
 
 
 class Stimulus:
     def __init__(self, env: WalkerEnv, scen: Scenario, rng, n: int):
         self.env, self.s, self.rng, self.n = env, scen, rng, n
+        # the flags from their own stream, so the rest of the stimulus is the one a seed drew
+        # before the walker took flags
+        self.frng = seeded_rng("walker.random.flags")
         vb, ab = int(env.p["vmidBits"]), int(env.p["asidBits"])
         self.pool = [t for t in scen.targets + scen.bad + scen.mode_targets if t.vmid < (1 << vb)
                      and t.asid < (1 << ab)]
@@ -65,6 +71,7 @@ class Stimulus:
         if self.issued % 400 == 0:
             self._new_hot()
         cmd = None
+        flags = None          # the scenario's default for the forced and first walks
         if self.forced:
             t, cmd = self.forced.pop()
         elif self.first:
@@ -73,16 +80,18 @@ class Stimulus:
             # fault (seed 1303826959: the one non-canonical first walk drew cmd 3, and
             # fault.address, a required bin, stayed empty in 1500 walks)
             cmd = r.choices((0, 1, 2), CMD_WEIGHTS[:3])[0]
-        elif r.random() < 0.7:
-            t = r.choice(self.hot)
-        elif r.random() < 0.8:
-            t = r.choice(self.ok)
         else:
-            t = r.choice(self.pool)
+            flags = {f: int(self.frng.random() < q) for f, q in FLAG_P.items()}
+            if r.random() < 0.7:
+                t = r.choice(self.hot)
+            elif r.random() < 0.8:
+                t = r.choice(self.ok)
+            else:
+                t = r.choice(self.pool)
         if cmd is None:
             cmd = r.choices((0, 1, 2, 3), CMD_WEIGHTS)[0]
         self.issued += 1
-        return self.s.request(t, id=i, cmd=cmd, user=int(r.random() < 0.25)).fields()
+        return self.s.request(t, id=i, cmd=cmd, user=int(r.random() < 0.25), flags=flags).fields()
 
 
 def clean_some_leaves(scen: Scenario, rng, p: float = 0.3) -> int:

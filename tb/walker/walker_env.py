@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 import cocotb
 from cocotb.clock import Clock
 
+from models.privcheck import FLAGS as PRIV_FLAGS
 from models.ptformats import fmt
 from models.walker import RESP_FIELDS, WalkRequest, WalkerConfig, walk
 from xlat_tb.backpressure import Never
@@ -52,7 +53,8 @@ from xlat_tb.manifest import load_manifest
 from xlat_tb.memory import MemoryResponder
 from xlat_tb.monitors import DecoupledMonitor
 
-REQ_FIELDS = ("id", "gva", "asid", "vmid", "gRoot", "hRoot", "cmd", "user", "mode")
+REQ_FIELDS = ("id", "gva", "asid", "vmid", "gRoot", "hRoot", "cmd", "user", "mode") + \
+    tuple(f"flags_{f}" for f in PRIV_FLAGS)
 DIRTY_FIELDS = ("gpa", "gva", "vmid", "asid", "pageTable")
 FLUSH_FIELDS = ("kind", "vmid", "asid")
 COUNTERS = ("walks", "memReads", "memWrites", "guestPwcHits", "hostPwcHits", "nestedTlbHits",

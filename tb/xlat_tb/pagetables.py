@@ -343,13 +343,19 @@ class Scenario:
         return self.vms[vmid].spaces[asid].root >> 12
 
     def request(self, t: Target, *, id: int = 0, cmd: int | None = None,
-                user: int | None = None) -> WalkRequest:
+                user: int | None = None, flags: dict | None = None) -> WalkRequest:
+        """``flags``: the privilege flags by name (models/privcheck.FLAGS); default: SUM = 1 on
+        a RISC-V guest (a kernel reaching user memory, so a supervisor load or store of a U page
+        is allowed: the targets' construction relies on it), every other flag 0."""
         vm = self.vms[t.vmid]
         space = vm.native[t.asid] if t.mode == MODE_S1 else vm.spaces[t.asid]
+        if flags is None:
+            flags = {"sum": int(self.G.family == "rv")}
         return WalkRequest(id=id, gva=t.gva, asid=t.asid, vmid=t.vmid,
                            gRoot=space.root >> 12, hRoot=vm.hRoot,
                            cmd=t.cmd if cmd is None else cmd,
-                           user=t.user if user is None else user, mode=t.mode)
+                           user=t.user if user is None else user, mode=t.mode,
+                           **{f"flags_{k}": int(v) for k, v in flags.items()})
 
     # ------------------------------------------------------------------ modes
     def native_space(self, vm: Vm, asid: int) -> PageTableBuilder:
@@ -555,11 +561,13 @@ class Scenario:
         # an access both stages allow (prefer read; x86 R is always 1)
         cmds = [c for c, bit in ((0, 0), (1, 1), (2, 2)) if (gperm if host_u0 else perm)[bit]]
         cmd = self.rng.choice(cmds) if cmds else 0
+        # RISC-V: the supervisor never fetches from a U page, SUM or not: that fetch is a user's
+        user = int(self.G.family == "rv" and cmd == 2 and bool(gperm[3]))
         kind = "host_u0" if host_u0 and cmds else ("ok" if cmds else "noperm")
         t = Target(vm.vmid, asid, gva, kind,
                    dict(ppn=hpa >> 12, guestPageSize=glevel, hostPageSize=hlevel,
                         pageSize=min(glevel, hlevel), perm=perm, gpa=gpa, gperm=gperm,
-                        hperm=hperm), cmd=cmd, user=0)
+                        hperm=hperm), cmd=cmd, user=user)
         if kind == "host_u0":   # G-stage: every access is a user access (doc): fault 2
             t.expect.update(fault=F_HOST, stage=1, level=hlevel, faultGpa=gpa)
         self.targets.append(t)

@@ -8,6 +8,7 @@ import xlat.pml.PmlConfigs
 import xlat.walker.WalkerConfigs
 import xlat.devtlb.DevTlbConfigs
 import xlat.perforated.PerforatedConfigs
+import xlat.privcheck.PrivCheckConfigs
 
 /** Command-line generator: a thin layer (scopt) over the blocks' [[BlockConfigs]], which hold
   * the named configurations; [[Emit]] writes each design.
@@ -28,8 +29,11 @@ import xlat.perforated.PerforatedConfigs
   */
 object Generate {
 
-  /** The blocks the generator knows, in the order `--list` and `--all` go through them. */
-  val blocks: Seq[BlockConfigs[_ <: Product]] = Seq(BabelFishConfigs, WalkerConfigs, PmlConfigs, DevTlbConfigs, PerforatedConfigs)
+  /** The blocks the generator knows, in the order `--list` and `--all` go through them
+    * (`privcheck` is test-only: no named configuration).
+    */
+  val blocks: Seq[BlockConfigs[_ <: Product]] =
+    Seq(BabelFishConfigs, WalkerConfigs, PmlConfigs, DevTlbConfigs, PerforatedConfigs, PrivCheckConfigs)
 
   /** Every block's named configurations. */
   def named: Seq[(String, () => Design)] = blocks.flatMap(_.namedDesigns)

@@ -110,9 +110,6 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private def isCmd(c: UInt, k: Int): Bool = c === k.U
   /** Host permission check of an access: a write needs W, a fetch X, a read R. */
   private def hostDenies(perm: Perm, write: Bool, fetch: Bool): Bool = Mux(write, !perm.w, Mux(fetch, !perm.x, !perm.r))
-  private def guestDenies(perm: Perm, cmd: UInt, user: Bool): Bool =
-    (user && !perm.u) || (isCmd(cmd, AccessCmd.Read) && !perm.r) || (isCmd(cmd, AccessCmd.Write) && !perm.w) ||
-      (isCmd(cmd, AccessCmd.Exec) && !perm.x)
 
   // ---- slots -------------------------------------------------------------------------------
   private val state = RegInit(VecInit(Seq.fill(W)(Idle)))
@@ -200,7 +197,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val r = io.req.bits
     val s = sAcc
     s.id := r.id; s.gva := r.gva; s.asid := r.asid; s.vmid := r.vmid; s.hRoot := r.hRoot >> p.hRootDrop; s.cmd := r.cmd
-    s.user := r.user; s.gTable := r.gRoot; s.gLevel := g.topLevel.U; s.gPerm := allPerm
+    s.user := r.user; s.flags := r.flags; s.gTable := r.gRoot; s.gLevel := g.topLevel.U; s.gPerm := allPerm
     s.mode := r.mode
     // (a single-stage walk answers with the absent stage's permission: all; a 2D walk writes
     // hPerm before it reads it)
@@ -473,7 +470,9 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val write = if (host) hostWriteOf(s) else isCmd(s.cmd, AccessCmd.Write)
     val denied =
       if (host) (h.userRequired.B && !e.perm.u) || hostDenies(acc, write, hostFetchOf(s))
-      else guestDenies(acc, s.cmd, s.user)
+      // a 2D walk's stage 1 is the VS-stage (vsstatus.MXR applies); a stage-1-only walk's is
+      // satp's (V = 0: only the HS-level MXR)
+      else PrivCheck.stage1(g.family, s.cmd, s.user, vsStage = !s.s1Only, s.flags, acc)
     val needAd = !e.a || (write && !e.d)
     val early = s.memErr || !e.valid || e.reserved || e.pageFault
     val leaf = !early && e.leaf
@@ -1030,7 +1029,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
       d.slotForData(i) := x.forData; d.slotAdHost(i) := x.adHost; d.slotMemKind(i) := x.memKind
       d.slotVmid(i) := x.vmid; d.slotAsid(i) := x.asid; d.slotCmd(i) := x.cmd; d.slotUser(i) := x.user
       d.slotFault(i) := x.fault; d.slotGPerm(i) := x.gPerm; d.slotHPerm(i) := x.hPerm
-      d.slotDirtyOnWrite(i) := x.dirtyOnWrite
+      d.slotDirtyOnWrite(i) := x.dirtyOnWrite; d.slotFlags(i) := x.flags
     }
     gpwc match {
       case Some(c) => d.gpwcAsid := VecInit(c.entries.map(_.asid)); d.gpwcS1 := VecInit(c.entries.map(_.s1))

@@ -1,7 +1,7 @@
 package xlat.walker
 
 import chisel3._
-import xlat.common.{Perm, TransMode}
+import xlat.common.{Perm, PrivFlags, TransMode}
 
 /** Where a walk slot is in the 2D walk. Engine states take a turn of the shared step engine
   * (one a cycle); Issue states wait for the memory port; the rest wait for a response, the
@@ -66,6 +66,7 @@ class WalkSlot(p: WalkerParams) extends Bundle {
   def s2Only: Bool = mode === TransMode.Stage2.U
   /** Bare mode: bad input, answered at Start with the Reserved fault. */
   def bare: Bool = mode === TransMode.Bare.U
+  val flags = new PrivFlags
   // guest side
   val gLevel = UInt(p.levelBits.W)
   val gTable = UInt((p.targetBits - 12).W)

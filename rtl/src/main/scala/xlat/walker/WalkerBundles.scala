@@ -1,7 +1,7 @@
 package xlat.walker
 
 import chisel3._
-import xlat.common.{Perm, TransMode}
+import xlat.common.{Perm, PrivFlags, TransMode}
 
 /** A walk request: translate `gva` for (vmid, asid) through guest and host tables. */
 class WalkReq(p: WalkerParams) extends Bundle {
@@ -19,6 +19,8 @@ class WalkReq(p: WalkerParams) extends Bundle {
   /** [[xlat.common.TransMode]]: 1 stage 1 only, 2 stage 2 only (`gva` is a GPA), 3 both; 0 is
     * bad input (fault 4, counted in `badModes`). */
   val mode = UInt(TransMode.width.W)
+  /** The core's privilege flags for the guest leaf's check ([[xlat.common.PrivCheck]]). */
+  val flags = new PrivFlags
 }
 
 object Fault {
@@ -189,4 +191,6 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
   val fillCache = UInt(2.W)
   /** The entry of that cache the fill writes (a free one, the victim, or the entry holding its key). */
   val fillWay = UInt(6.W)
+  /** Per slot its request's privilege flags (the guest leaf's check reads them). */
+  val slotFlags = Vec(p.walkers, new PrivFlags)
 }
