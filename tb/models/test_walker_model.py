@@ -66,9 +66,12 @@ def cfg(g="x86_64_4", h="ept4", ad="hardware", pa=52):
 
 
 def req(gva, gRoot=0x200, cmd=0, user=0, **kw):
+    # SUM = 1 unless a test says otherwise: a supervisor access may use a U page (RISC-V), as
+    # in the scenarios of xlat_tb.pagetables (the layouts here give every leaf U = 1)
     return WalkRequest(id=kw.pop("id", 3), gva=gva, asid=kw.pop("asid", 7),
                        vmid=kw.pop("vmid", 5), gRoot=gRoot, hRoot=kw.pop("hRoot", HROOT),
-                       cmd=cmd, user=user, mode=kw.pop("mode", MODE_BOTH), **kw)
+                       cmd=cmd, user=user, mode=kw.pop("mode", MODE_BOTH),
+                       flags_sum=kw.pop("flags_sum", 1), **kw)
 
 
 def addrs(res):
