@@ -605,11 +605,11 @@ async def test_mode_isolation(dut):
     w = await env.do_walk(s.request(t1, id=3))
     if int(env.p["guestPwcEntries"]):
         expect(w.resp["memReads"] < g, f"repeated stage-1-only walk read {w.resp['memReads']}")
-    w = await env.do_walk(s.request(t2, id=4))
+    w = await env.do_walk(s.request(t2, id=0))
     expect(w.resp["fault"] == 0, f"2D walk after stage-1-only walks: {w.resp}")
     env.send_flush(2, t1.vmid, t1.asid)
     await env.drain()
-    w = await env.do_walk(s.request(t1, id=5))
+    w = await env.do_walk(s.request(t1, id=1))
     expect(w.resp["memReads"] == g, f"stage-1-only walk after a flush of its (vmid, asid) read "
            f"{w.resp['memReads']} (doc: {g})")
     await env.finish()
