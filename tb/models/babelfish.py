@@ -172,6 +172,7 @@ class LookupResult:
     bad_pcidx: bool = False
     fault_reasons: tuple = ()
     same_class_multi: bool = False  # two entries of the serving class matched (4K vs superpage, ...)
+    vm_blocked: bool = False       # an entry of another VMID covered the VPN and would have matched in its VM
 
 
 @dataclass
@@ -184,12 +185,14 @@ class FillResult:
     bad_reason: str | None = None
     vpn_low_ignored: bool = False
     evicted: Entry | None = None
+    other_vm_same_key: bool = False  # an entry of another VMID had the fill's key but for the VMID
 
 
 @dataclass
 class InvalResult:
     kind: int                      # the kind as given (6 and 7 included)
     removed: int = 0
+    spared_other_vm: int = 0       # entries of other VMIDs the same kind would remove in inval.vmid
 
 
 class BabelFishModel:
@@ -268,25 +271,22 @@ class BabelFishModel:
             self._count("badCmds")
 
         cands = []  # (rank, arrayorder, way, array, entry)
-        pc_reject = False
+        pc_reject = vm_blocked = False
         s = self.set_index(vpn)
-        for w, e in enumerate(self.sets[s]):
-            if e is not None and e.covers(vpn):
-                m, rej = self._match(e, pcid, ccid, pcIdx, pcIdxValid, vmid)
-                pc_reject |= rej
-                if m:
-                    cands.append((e.cls, 0, w, "4k", e))
-        for w, e in enumerate(self.sp):
-            if e is not None and e.covers(vpn):
-                m, rej = self._match(e, pcid, ccid, pcIdx, pcIdxValid, vmid)
-                pc_reject |= rej
-                if m:
-                    cands.append((e.cls, 1, w, "sp", e))
+        for order, arr in ((0, self.sets[s]), (1, self.sp)):
+            for w, e in enumerate(arr):
+                if e is not None and e.covers(vpn):
+                    m, rej = self._match(e, pcid, ccid, pcIdx, pcIdxValid, vmid)
+                    pc_reject |= rej
+                    if m:
+                        cands.append((e.cls, order, w, "4k" if order == 0 else "sp", e))
+                    elif e.vmid != vmid:
+                        vm_blocked |= self._match(e, pcid, ccid, pcIdx, pcIdxValid, e.vmid)[0]
 
         if not cands:
             resp = {f: 0 for f in RESP_FIELDS}
             return LookupResult(resp=resp, pc_reject=pc_reject, bad_pcidx=bad_pcidx,
-                                matched_classes=frozenset())
+                                matched_classes=frozenset(), vm_blocked=vm_blocked)
 
         cands.sort(key=lambda c: (c[0], c[1], c[2]))
         cls, _, way, array, e = cands[0]
@@ -329,7 +329,7 @@ class BabelFishModel:
             resp=resp, array=array, way=way, cls=cls,
             matched_classes=frozenset(c[0] for c in cands), pc_reject=pc_reject,
             bad_pcidx=bad_pcidx, fault_reasons=tuple(reasons),
-            same_class_multi=sum(1 for c in cands if c[0] == cls) > 1)
+            same_class_multi=sum(1 for c in cands if c[0] == cls) > 1, vm_blocked=vm_blocked)
 
     # ------------------------------------------------------------------- fill
     def fill(self, vpn: int, ppn: int, pageSize: int, perm_r: int = 1, perm_w: int = 1,
@@ -362,6 +362,8 @@ class BabelFishModel:
         else:
             array, arr, repl = "sp", self.sp, self.sp_repl
         key = e.key()
+        other_vm = any(old is not None and old.vmid != e.vmid and old.key()[1:] == key[1:]
+                       for old in arr)
         way, rule, evicted = None, None, None
         for w, old in enumerate(arr):
             if old is not None and old.key() == key:
@@ -381,7 +383,7 @@ class BabelFishModel:
         repl.touch(way)
         return FillResult(installed=True, array=array, way=way, rule=rule, bad=bad,
                           bad_reason="unalignedPpn" if bad else None,
-                          vpn_low_ignored=vpn_low, evicted=evicted)
+                          vpn_low_ignored=vpn_low, evicted=evicted, other_vm_same_key=other_vm)
 
     # ------------------------------------------------------------------ inval
     def inval(self, kind: int, vpn: int = 0, pcid: int = 0, ccid: int = 0, vmid: int = 0,
@@ -396,7 +398,7 @@ class BabelFishModel:
         ccid &= self.ccid_mask
         vmid &= self.vmid_mask
 
-        def doomed(e: Entry) -> bool:
+        def doomed(e: Entry, vmid: int = vmid) -> bool:
             if kind == INVAL_ALL:
                 return True              # the one kind that ignores the VMID
             if e.vmid != vmid:
@@ -419,13 +421,13 @@ class BabelFishModel:
                 return e.ccid == ccid and e.covers(vpn)
             raise ValueError(f"inval kind {kind}")
 
-        for ways in self.sets:
-            for w, e in enumerate(ways):
-                if e is not None and doomed(e):
-                    ways[w] = None
+        for arr in self.sets + [self.sp]:
+            for w, e in enumerate(arr):
+                if e is None:
+                    continue
+                if doomed(e):
+                    arr[w] = None
                     res.removed += 1
-        for w, e in enumerate(self.sp):
-            if e is not None and doomed(e):
-                self.sp[w] = None
-                res.removed += 1
+                elif e.vmid != vmid and doomed(e, e.vmid):
+                    res.spared_other_vm += 1
         return res
