@@ -56,7 +56,8 @@ FORMAL = dict(sets=2, ways=2, superpageEntries=2, vpnBits=20, ppnBits=27, pcidBi
 TEST_ONLY.update({
     "l1_vmid": dict(vmidBits=4),                      # babelfish_l1 + 4-bit VMID (flops, latency 4)
     "l2_vmid": dict(L2, vmidBits=4),                  # babelfish_l2 + 4-bit VMID (sram, latency 6: sweeps)
-    "formal_vmid": dict(FORMAL, vmidBits=2),          # babelfish_formal + 2-bit VMID (dbg_* checked)
+    # babelfish_formal + 2-bit VMID (dbg_* checked); ppnBits 29 as formal's babelfish_formal_vmid
+    "formal_vmid": dict(FORMAL, vmidBits=2, ppnBits=29),
 })
 VMID = {"l1_vmid", "l2_vmid", "formal_vmid"}
 CONFIGS = NAMED + list(TEST_ONLY)
