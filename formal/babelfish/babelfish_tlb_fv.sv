@@ -518,6 +518,8 @@ module babelfish_tlb_fv (
       if (k_keep_pend != 4'd0) k_keep_pend <= k_keep_pend - 4'd1;
     end
   always @* if (f_past_valid && !reset && k_keep && k_keep_pend == 4'd0) assert (e_k != 0);   // P7
+  // (k_keep_pend runs with the write shadow it was set with, as k_pend)
+  always @* if (f_past_valid) assert (k_keep_pend <= f_shadow + P_OP_REG);
 
   // ------------------------------------------------------------------ stored ORPC
   // The shared match consults the stored ORPC bit before the pc mask, so induction must know it
