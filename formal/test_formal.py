@@ -44,6 +44,7 @@ TASKS = [
     ("babelfish/babelfish.sby", "cover_noshare", ["babelfish_formal_noshare"]),
     ("babelfish/babelfish.sby", "prove_vmid", ["babelfish_formal_vmid"]),
     ("babelfish/babelfish.sby", "cover_vmid", ["babelfish_formal_vmid"]),
+    ("babelfish/babelfish.sby", "prove_vmid_sram4", ["babelfish_formal_sram4_vmid"]),
     ("walker/walker.sby", "walker_prove_safety", ["walker_formal"]),
     ("walker/walker.sby", "walker_prove_live", ["walker_formal"]),
     ("walker/walker.sby", "walker_cover", ["walker_formal"]),
@@ -83,6 +84,9 @@ TEST_ONLY = {
     # VM isolation: a 2-bit VMID tag; ppnBits 29 keeps the wrapper's identity tag (now with the
     # vmid) above bit 18
     "babelfish_formal_vmid": ("babelfish", "babelfish_formal", {"vmidBits": 2, "ppnBits": 29}),
+    # the same on block RAM (latency 4): kinds 1 and 6 sweep the sets there
+    "babelfish_formal_sram4_vmid": ("babelfish", "babelfish_formal",
+                                    {"vmidBits": 2, "ppnBits": 29, "storage": "sram", "latency": 4}),
     # the set-associative bitmap word cache of perforated_default (block RAM, VA-indexed,
     # PA-tagged), 2 sets x 1 way; perforated_formal keeps perforated_flops' fully associative one
     "perforated_formal_sets": ("perforated", "perforated_formal", {"bitmapSets": 2, "bitmapEntries": 2}),
