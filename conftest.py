@@ -35,11 +35,14 @@ SLOW_FIRST = [
     "test_sby[perforated_prove]",       # ~250-300 s (k = 8, with the miss queue; 2026-11-28)
     "test_sby[perforated_sets_cover]",  # ~140-173 s (depth 46; 2026-11-30)
     "test_sby[walker_cover_walks]",     # ~76 s
+    "test_sby[prove_vmid_sram4]",       # ~78 s (BabelFishTlb with a VMID tag on block RAM; 2026-11-30)
     "test_sby[prove_share_sram6]",      # ~74 s
     "test_sby[perforated_cover]",       # ~55 s (checked at step 37 only since 2026-11-28; 137 s before)
     "test_fpga_smoke.py::test_quick_flow",  # ~55 s (Yosys + nextpnr + synth_xilinx)
     "test_sby[walker_prove_live]",      # ~47 s
     "test_sby[walker_cover]",           # ~45 s
+    "test_sby[prove_vmid]",             # ~45 s (BabelFishTlb with a VMID tag; 2026-11-30)
+    "test_sby[cover_vmid]",             # ~40 s
     "test_sby[pml_prove_1c]",           # ~38 s
     "test_sby[prove_share_sram4]",      # ~35 s
     "test_sby[devtlb_prove]",           # ~30 s (k = 3 since 2026-11-28; 170 s at k = 6)

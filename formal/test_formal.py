@@ -42,6 +42,9 @@ TASKS = [
     ("babelfish/babelfish.sby", "prove_share_sram6", ["babelfish_formal_sram6"]),
     ("babelfish/babelfish.sby", "cover_share", ["babelfish_formal"]),
     ("babelfish/babelfish.sby", "cover_noshare", ["babelfish_formal_noshare"]),
+    ("babelfish/babelfish.sby", "prove_vmid", ["babelfish_formal_vmid"]),
+    ("babelfish/babelfish.sby", "cover_vmid", ["babelfish_formal_vmid"]),
+    ("babelfish/babelfish.sby", "prove_vmid_sram4", ["babelfish_formal_sram4_vmid"]),
     ("walker/walker.sby", "walker_prove_safety", ["walker_formal"]),
     ("walker/walker.sby", "walker_prove_live", ["walker_formal"]),
     ("walker/walker.sby", "walker_cover", ["walker_formal"]),
@@ -78,6 +81,12 @@ TEST_ONLY = {
     "babelfish_formal_sram2": ("babelfish", "babelfish_formal", {"storage": "sram", "latency": 2}),
     "babelfish_formal_sram4": ("babelfish", "babelfish_formal", {"storage": "sram", "latency": 4}),
     "babelfish_formal_sram6": ("babelfish", "babelfish_formal", {"storage": "sram", "latency": 6}),
+    # VM isolation: a 2-bit VMID tag; ppnBits 29 keeps the wrapper's identity tag (now with the
+    # vmid) above bit 18
+    "babelfish_formal_vmid": ("babelfish", "babelfish_formal", {"vmidBits": 2, "ppnBits": 29}),
+    # the same on block RAM (latency 4): kinds 1 and 6 sweep the sets there
+    "babelfish_formal_sram4_vmid": ("babelfish", "babelfish_formal",
+                                    {"vmidBits": 2, "ppnBits": 29, "storage": "sram", "latency": 4}),
     # the set-associative bitmap word cache of perforated_default (block RAM, VA-indexed,
     # PA-tagged), 2 sets x 1 way; perforated_formal keeps perforated_flops' fully associative one
     "perforated_formal_sets": ("perforated", "perforated_formal", {"bitmapSets": 2, "bitmapEntries": 2}),

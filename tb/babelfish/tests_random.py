@@ -61,6 +61,8 @@ class Stimulus:
         self.procs = [(pc, self.ccids[i % len(self.ccids)], i % self.n_pc)
                       for i, pc in enumerate(self.pcids)]
         self.bad_pcidx = list(range(p.pcBits, 1 << p.pcIdxBits))  # empty if pcBits = 2^k
+        # VMIDs (vmidBits > 0): three values, so that the same keys meet in several VMs
+        self.vmids = _uniq([0, 1, (1 << p.vmidBits) - 1]) if p.vmid else []
         # superpage fills not answering a miss also use other 2M / 1G pages, so that the
         # superpage array (up to 64 entries) sees more distinct keys than it holds
         self.sp_his = his
@@ -68,8 +70,10 @@ class Stimulus:
         # kinds 2 and 3 sweep every set on sram (busy `sets` cycles): keep them to about the
         # same number of busy cycles per run whatever the number of sets
         self.inval_weights = dict(INVAL_WEIGHTS)
+        if p.vmid:   # 6 and 7 are real kinds (a VM, a page of a VM), not reserved ones
+            self.inval_weights.update({6: 2, 7: 5})
         if p.storage == "sram":
-            for k in (2, 3):
+            for k in p.sweep_kinds():   # 2, 3 (with a VMID tag also 1, 6)
                 self.inval_weights[k] *= min(1.0, 16 / p.sets)
         # the first invalidations take every kind once (rare kinds too, whatever the run's
         # length: coverage requires each), then the weights decide
@@ -116,6 +120,14 @@ class Stimulus:
             return own_idx
         return r.choice(_uniq(list(range(self.n_pc)) + [self.p.pcBits - 1]))
 
+    def _vm(self, op: dict, vmid=None) -> dict:
+        """``op`` with a VMID (vmidBits > 0; else as it is): ``vmid`` when given and usually
+        kept, else a random one of the few."""
+        if self.vmids:
+            r = self.rng
+            op["vmid"] = vmid if vmid is not None and r.random() < 0.85 else r.choice(self.vmids)
+        return op
+
     def _weighted(self, table: dict):
         keys = list(table)
         return self.rng.choices(keys, weights=[table[k] for k in keys])[0]
@@ -126,12 +138,14 @@ class Stimulus:
             return None
         r = self.rng
         if self.traps and r.random() < 0.25:
-            vpn, pcid, ccid, idx = self.traps.popleft()
-            return {"vpn": vpn, "pcid": pcid, "ccid": ccid, "pcIdx": idx, "pcIdxValid": 1,
-                    "cmd": self._weighted(CMD_WEIGHTS), "user": r.getrandbits(1)}
+            vpn, pcid, ccid, idx, vmid = self.traps.popleft()
+            return self._vm({"vpn": vpn, "pcid": pcid, "ccid": ccid, "pcIdx": idx, "pcIdxValid": 1,
+                             "cmd": self._weighted(CMD_WEIGHTS), "user": r.getrandbits(1)}, vmid)
         pcid, ccid, idx = self._proc()
+        vmid = None
         if self.fills and r.random() < 0.5:
             f = r.choice(self.fills)
+            vmid = f.get("vmid")
             low = PAGE_LOW_BITS.get(f["pageSize"], 0)
             vpn = (f["vpn"] & ~((1 << low) - 1)) | r.getrandbits(low) if low else f["vpn"]
             if r.random() < 0.5:
@@ -140,9 +154,9 @@ class Stimulus:
                 ccid = f["ccid"]          # another member of the filler's group
         else:
             vpn = r.choice(self.pool)
-        return {"vpn": vpn & self.vmask, "pcid": pcid, "ccid": ccid, "pcIdx": self._pcidx(idx),
-                "pcIdxValid": int(r.random() < 0.7), "cmd": self._weighted(CMD_WEIGHTS),
-                "user": r.getrandbits(1)}
+        return self._vm({"vpn": vpn & self.vmask, "pcid": pcid, "ccid": ccid,
+                         "pcIdx": self._pcidx(idx), "pcIdxValid": int(r.random() < 0.7),
+                         "cmd": self._weighted(CMD_WEIGHTS), "user": r.getrandbits(1)}, vmid)
 
     def fill(self, cycle):
         r = self.rng
@@ -153,7 +167,9 @@ class Stimulus:
             m = self.misses.pop() if r.random() < 0.5 else self.misses[r.randrange(len(self.misses))]
             vpn, pcid, ccid, idx = m["vpn"], m["pcid"], m["ccid"], m["pcIdx"]
             idx_valid = m["pcIdxValid"]
+            vmid = m.get("vmid")
         else:
+            vmid = None
             vpn = r.choice(self.pool)
             pcid, ccid, idx = self._proc()
             idx_valid = 1
@@ -182,7 +198,7 @@ class Stimulus:
             pc &= ~(1 << idx)             # usually let the requester share the new entry
         own_of = self._trap() if r.random() < 0.08 else None
         if own_of is not None:
-            vpn, ps, pcid, ccid, own, glob = own_of
+            vpn, ps, pcid, ccid, own, glob, vmid = own_of
             if ps in (1, 2):
                 ppn &= ~((1 << PAGE_LOW_BITS[ps]) - 1)
         elif r.random() < 0.06:
@@ -192,14 +208,18 @@ class Stimulus:
             # babelfish_l2_noshare; 5-63 per run before)
             vpn, ps = self._fresh_2m(), 1
             ppn &= ~((1 << PAGE_LOW_BITS[1]) - 1)
-        return {"vpn": vpn & self.vmask, "ppn": ppn, "pageSize": ps,
-                "perm_r": int(r.random() < 0.85), "perm_w": int(r.random() < 0.8),
-                "perm_x": int(r.random() < 0.8), "perm_u": int(r.random() < 0.8),
-                "dirty": int(r.random() < 0.8), "global": glob, "pcid": pcid, "ccid": ccid,
-                "own": own, "pc": pc}
+        op = {"vpn": vpn & self.vmask, "ppn": ppn, "pageSize": ps,
+              "perm_r": int(r.random() < 0.85), "perm_w": int(r.random() < 0.8),
+              "perm_x": int(r.random() < 0.8), "perm_u": int(r.random() < 0.8),
+              "dirty": int(r.random() < 0.8), "global": glob, "pcid": pcid, "ccid": ccid,
+              "own": own, "pc": pc}
+        if own_of is not None and self.vmids:
+            op["vmid"] = vmid      # the layered fill goes over the entry in its own VM
+            return op
+        return self._vm(op, vmid)
 
     def _fresh_2m(self) -> int:
-        held = {e.vpn >> 9 for e in self.env.model.sp if e is not None}
+        held = {e.vpn >> 9 for e in self.env.model.sp if e is not None}   # (in any VM)
         r = self.rng
         while True:
             vpn = ((r.choice(self.sp_his) << 18) | (r.randrange(2, 128) << 9)) & self.vmask
@@ -211,7 +231,8 @@ class Stimulus:
         makes a rare priority case happen in every run, not only on lucky seeds: a private
         entry over a shared one whose PC bit rejects the requester or does not, a private entry over a
         global one, a global entry over a shared one, or a second private entry of another size
-        for the same page (same class, the 4 KiB one wins). Returns (vpn, pageSize, pcid, ccid, own, global) or None."""
+        for the same page (same class, the 4 KiB one wins); in the entry's VM. Returns
+        (vpn, pageSize, pcid, ccid, own, global, vmid) or None."""
         r, mask = self.rng, (1 << self.n_pc) - 1
         model = self.env.model
         present = [e for e in [e for ways in model.sets for e in ways] + list(model.sp)
@@ -250,30 +271,31 @@ class Stimulus:
         elif kind == "global_over_shared":   # a global entry over the group's shared one
             procs = [q for q in self.procs if q[1] == e.ccid] or self.procs
             pcid, _, b = r.choice(procs)
-            self.traps.append((e.vpn, pcid, e.ccid, b))
-            return e.vpn, e.pageSize, pcid, e.ccid, 0, 1
+            self.traps.append((e.vpn, pcid, e.ccid, b, e.vmid))
+            return e.vpn, e.pageSize, pcid, e.ccid, 0, 1, e.vmid
         else:  # a 4 KiB page inside the private superpage, same process
             pcid, ccid = e.pcid, e.ccid
             b = next((q[2] for q in self.procs if q[0] == pcid), 0)
             vpn = e.vpn | r.getrandbits(PAGE_LOW_BITS[e.pageSize])
             ps = 0
-        self.traps.append((vpn & self.vmask, pcid, ccid, b))
-        return vpn, ps, pcid, ccid, 1, 0
+        self.traps.append((vpn & self.vmask, pcid, ccid, b, e.vmid))
+        return vpn, ps, pcid, ccid, 1, 0, e.vmid
 
     def inval(self, cycle):
         r = self.rng
         if r.random() >= self.p_inval or not self._budget():
             return None
         kind = self.kinds_first.pop() if self.kinds_first else self._weighted(self.inval_weights)
+        vmid = None
         if self.fills and r.random() < 0.7:
             f = r.choice(self.fills)
-            vpn, pcid, ccid = f["vpn"], f["pcid"], f["ccid"]
+            vpn, pcid, ccid, vmid = f["vpn"], f["pcid"], f["ccid"], f.get("vmid")
             if r.random() < 0.5:
                 vpn = (vpn | r.getrandbits(9)) & self.vmask  # still inside a superpage
         else:
             vpn = r.choice(self.pool)
             pcid, ccid, _ = self._proc()
-        return {"kind": kind, "vpn": vpn, "pcid": pcid, "ccid": ccid}
+        return self._vm({"kind": kind, "vpn": vpn, "pcid": pcid, "ccid": ccid}, vmid)
 
 
 @cocotb.test()

@@ -169,6 +169,8 @@ def test_named_sizes():
         (["vpnBits=12"], "vpnBits"),
         (["ppnBits=70"], "ppnBits"),
         (["pcBits=0"], "pcBits"),
+        (["vmidBits=17"], "vmidBits"),
+        (["vmidBits=-1"], "vmidBits"),
         (["replacement=fifo"], "replacement"),
         (["storage=latch"], "storage"),
         (["sets=abc"], "sets"),
@@ -253,6 +255,21 @@ def test_custom_from_command_line(tmp_path):
     assert m["params"]["sets"] == 32 and m["params"]["ways"] == 8
     assert m["params"]["sharing"] is False and m["params"]["replacement"] == "lru"
     assert m["params"]["superpageEntries"] == 8  # default kept
+
+
+def test_babelfish_vmid_ports(tmp_path):
+    """vmidBits > 0 adds a `vmid` field of that width to lookup_req, fill and inval (docs
+    "VM isolation"); the named configurations (vmidBits 0) have no vmid port."""
+    generate("--out", tmp_path, "--block", "babelfish", "--name", "vm", "vmidBits=5", "sets=2",
+             "ways=2", "superpageEntries=2", check=True)
+    ports = {p["name"]: p["width"] for p in manifest(tmp_path / "vm")["ports"]}
+    for ch in ("lookup_req", "fill", "inval"):
+        assert ports[f"{ch}_bits_vmid"] == 5
+    for c in named_configs():
+        m = manifest(RTL / c)
+        if m["module"] == "BabelFishTlb":
+            assert m["params"]["vmidBits"] == 0
+            assert not [p["name"] for p in m["ports"] if "vmid" in p["name"]], c
 
 
 def test_custom_from_json(tmp_path):

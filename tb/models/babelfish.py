@@ -7,6 +7,12 @@ inval > fill > lookup), and compares every response and, at the end, every ``per
 Entry classes and their priority (lower rank wins): private (own = 1, non-global) > global >
 shared (own = 0, non-global).  Within one class the 4 KiB array wins over the superpage array,
 and within the superpage array the lowest index wins.
+
+VM isolation (``vmidBits`` > 0, doc "VM isolation"): every entry holds the VMID of its fill;
+no entry answers a lookup of another VMID (global and shared ones included), keys are per VMID,
+invalidation kinds 1 to 5 act inside ``inval.vmid``, kind 6 removes every entry of that VMID and
+kind 7 every entry of that VMID covering ``inval.vpn``; kind 0 stays global. With ``vmidBits``
+= 0 the VMID is ignored everywhere and kinds 6 and 7 are reserved (act as 0).
 """
 
 from __future__ import annotations
@@ -24,9 +30,12 @@ PAGE_NAMES = {PS_4K: "4K", PS_2M: "2M", PS_1G: "1G"}
 
 CMD_READ, CMD_WRITE, CMD_EXEC, CMD_RESERVED = 0, 1, 2, 3
 
-INVAL_ALL, INVAL_NONGLOBAL, INVAL_PCID, INVAL_CCID, INVAL_PAGE_PCID, INVAL_PAGE_CCID = range(6)
+(INVAL_ALL, INVAL_NONGLOBAL, INVAL_PCID, INVAL_CCID, INVAL_PAGE_PCID, INVAL_PAGE_CCID,
+ INVAL_VMID, INVAL_PAGE_VMID) = range(8)
 INVAL_NAMES = {0: "all", 1: "nonglobal", 2: "pcid", 3: "ccid", 4: "page_pcid", 5: "page_ccid",
                6: "reserved6", 7: "reserved7"}
+# with a VMID tag kinds 6 and 7 are defined
+INVAL_NAMES_VMID = {**INVAL_NAMES, 6: "vmid", 7: "page_vmid"}
 
 COUNTERS = ("lookups", "hits", "sharedHits", "crossHits", "permFaults", "fills", "evictions",
             "invals", "badFills", "badPcIdx", "badCmds", "badInvals")
@@ -53,6 +62,7 @@ class BabelFishParams:
     pcidBits: int = 12
     ccidBits: int = 12
     pcBits: int = 32
+    vmidBits: int = 0
     sharing: bool = True
     replacement: str = "plru"
     storage: str = "flops"
@@ -62,6 +72,8 @@ class BabelFishParams:
         legal = (2, 3, 4, 5, 6) if self.storage == "sram" else (1, 2, 3, 4)
         if self.latency not in legal:
             raise ValueError(f"latency must be one of {legal} with storage {self.storage}")
+        if not 0 <= self.vmidBits <= 16:
+            raise ValueError(f"vmidBits must be in 0..16, got {self.vmidBits}")
 
     @classmethod
     def from_dict(cls, d: dict) -> "BabelFishParams":
@@ -75,6 +87,21 @@ class BabelFishParams:
     @property
     def pcIdxBits(self) -> int:
         return max(1, clog2(self.pcBits))
+
+    @property
+    def vmid(self) -> bool:
+        """Entries carry a VMID tag; kinds 6 and 7 are defined."""
+        return self.vmidBits > 0
+
+    @property
+    def inval_names(self) -> dict:
+        return INVAL_NAMES_VMID if self.vmid else INVAL_NAMES
+
+    def sweep_kinds(self) -> tuple:
+        """Invalidation kinds that sweep the sets with SRAM (doc "SRAM sweeps"): those that compare
+        every entry's owner -- PCID (2), CCID (3), and with a VMID tag also every entry's VMID:
+        non-global (1) and the VM (6)."""
+        return (INVAL_NONGLOBAL, INVAL_PCID, INVAL_CCID, INVAL_VMID) if self.vmid else (INVAL_PCID, INVAL_CCID)
 
     # Timing (doc "Timing"): after a write (fill or invalidation) nothing is accepted until it
     # has landed: the write shadow, latency - 1 cycles, plus the commit cycle at latency 4 and
@@ -94,7 +121,7 @@ class BabelFishParams:
 
     def busy_after_inval(self, kind: int) -> int:
         """Cycles after an accepted invalidation of `kind` in which nothing is accepted."""
-        if self.storage == "sram" and self.sets > 1 and kind in (INVAL_PCID, INVAL_CCID):
+        if self.storage == "sram" and self.sets > 1 and kind in self.sweep_kinds():
             return self.sets - 1 + self.write_shadow
         return self.write_shadow
 
@@ -114,6 +141,7 @@ class Entry:
     ccid: int
     own: int          # as stored (forced to 1 for non-global fills when sharing is off)
     pc: int
+    vmid: int = 0     # 0 when the configuration has no VMID tag
 
     @property
     def cls(self) -> int:
@@ -124,7 +152,7 @@ class Entry:
     def key(self) -> tuple:
         c = self.cls
         tag = self.pcid if c == PRIVATE else self.ccid if c == SHARED else None
-        return (c, self.vpn, self.pageSize, tag)
+        return (self.vmid, c, self.vpn, self.pageSize, tag)
 
     def covers(self, vpn: int) -> bool:
         low = PAGE_LOW_BITS[self.pageSize]
@@ -144,6 +172,7 @@ class LookupResult:
     bad_pcidx: bool = False
     fault_reasons: tuple = ()
     same_class_multi: bool = False  # two entries of the serving class matched (4K vs superpage, ...)
+    vm_blocked: bool = False       # an entry of another VMID covered the VPN and would have matched in its VM
 
 
 @dataclass
@@ -156,12 +185,14 @@ class FillResult:
     bad_reason: str | None = None
     vpn_low_ignored: bool = False
     evicted: Entry | None = None
+    other_vm_same_key: bool = False  # an entry of another VMID had the fill's key but for the VMID
 
 
 @dataclass
 class InvalResult:
     kind: int                      # the kind as given (6 and 7 included)
     removed: int = 0
+    spared_other_vm: int = 0       # entries of other VMIDs the same kind would remove in inval.vmid
 
 
 class BabelFishModel:
@@ -174,6 +205,7 @@ class BabelFishModel:
         self.pcid_mask = (1 << params.pcidBits) - 1
         self.ccid_mask = (1 << params.ccidBits) - 1
         self.pc_mask = (1 << params.pcBits) - 1
+        self.vmid_mask = (1 << params.vmidBits) - 1   # 0 without a VMID tag: every vmid is 0
         self.reset()
 
     # ------------------------------------------------------------------ state
@@ -211,8 +243,10 @@ class BabelFishModel:
         return sum(1 for _ in self.entries())
 
     # ----------------------------------------------------------------- lookup
-    def _match(self, e: Entry, pcid: int, ccid: int, pcIdx: int, pcIdxValid: int):
+    def _match(self, e: Entry, pcid: int, ccid: int, pcIdx: int, pcIdxValid: int, vmid: int = 0):
         """(matches, pc_rejected) for an entry that covers the VPN."""
+        if e.vmid != vmid:
+            return False, False   # another VM's entry: never, whatever its class
         if e.glob:
             return True, False
         if not self.p.sharing:
@@ -225,9 +259,10 @@ class BabelFishModel:
         return (not rejected), rejected
 
     def lookup(self, vpn: int, pcid: int, ccid: int, pcIdx: int = 0, pcIdxValid: int = 0,
-               cmd: int = 0, user: int = 0, **_ignored) -> LookupResult:
+               cmd: int = 0, user: int = 0, vmid: int = 0, **_ignored) -> LookupResult:
         p = self.p
         vpn &= self.vpn_mask
+        vmid &= self.vmid_mask
         bad_pcidx = bool(pcIdxValid) and pcIdx >= p.pcBits
         self._count("lookups")
         if bad_pcidx:
@@ -236,25 +271,22 @@ class BabelFishModel:
             self._count("badCmds")
 
         cands = []  # (rank, arrayorder, way, array, entry)
-        pc_reject = False
+        pc_reject = vm_blocked = False
         s = self.set_index(vpn)
-        for w, e in enumerate(self.sets[s]):
-            if e is not None and e.covers(vpn):
-                m, rej = self._match(e, pcid, ccid, pcIdx, pcIdxValid)
-                pc_reject |= rej
-                if m:
-                    cands.append((e.cls, 0, w, "4k", e))
-        for w, e in enumerate(self.sp):
-            if e is not None and e.covers(vpn):
-                m, rej = self._match(e, pcid, ccid, pcIdx, pcIdxValid)
-                pc_reject |= rej
-                if m:
-                    cands.append((e.cls, 1, w, "sp", e))
+        for order, arr in ((0, self.sets[s]), (1, self.sp)):
+            for w, e in enumerate(arr):
+                if e is not None and e.covers(vpn):
+                    m, rej = self._match(e, pcid, ccid, pcIdx, pcIdxValid, vmid)
+                    pc_reject |= rej
+                    if m:
+                        cands.append((e.cls, order, w, "4k" if order == 0 else "sp", e))
+                    elif e.vmid != vmid:
+                        vm_blocked |= self._match(e, pcid, ccid, pcIdx, pcIdxValid, e.vmid)[0]
 
         if not cands:
             resp = {f: 0 for f in RESP_FIELDS}
             return LookupResult(resp=resp, pc_reject=pc_reject, bad_pcidx=bad_pcidx,
-                                matched_classes=frozenset())
+                                matched_classes=frozenset(), vm_blocked=vm_blocked)
 
         cands.sort(key=lambda c: (c[0], c[1], c[2]))
         cls, _, way, array, e = cands[0]
@@ -297,12 +329,12 @@ class BabelFishModel:
             resp=resp, array=array, way=way, cls=cls,
             matched_classes=frozenset(c[0] for c in cands), pc_reject=pc_reject,
             bad_pcidx=bad_pcidx, fault_reasons=tuple(reasons),
-            same_class_multi=sum(1 for c in cands if c[0] == cls) > 1)
+            same_class_multi=sum(1 for c in cands if c[0] == cls) > 1, vm_blocked=vm_blocked)
 
     # ------------------------------------------------------------------- fill
     def fill(self, vpn: int, ppn: int, pageSize: int, perm_r: int = 1, perm_w: int = 1,
              perm_x: int = 1, perm_u: int = 1, dirty: int = 1, glob: int = 0, pcid: int = 0,
-             ccid: int = 0, own: int = 1, pc: int = 0, **kw) -> FillResult:
+             ccid: int = 0, own: int = 1, pc: int = 0, vmid: int = 0, **kw) -> FillResult:
         if "global" in kw:
             glob = kw.pop("global")
         p = self.p
@@ -323,12 +355,15 @@ class BabelFishModel:
         e = Entry(vpn=vpn & ~lowmask, ppn=ppn & ~lowmask, pageSize=pageSize,
                   perm_r=perm_r & 1, perm_w=perm_w & 1, perm_x=perm_x & 1, perm_u=perm_u & 1,
                   dirty=dirty & 1, glob=glob & 1, pcid=pcid & self.pcid_mask,
-                  ccid=ccid & self.ccid_mask, own=own & 1, pc=pc & self.pc_mask)
+                  ccid=ccid & self.ccid_mask, own=own & 1, pc=pc & self.pc_mask,
+                  vmid=vmid & self.vmid_mask)
         if pageSize == PS_4K:
             array, arr, repl = "4k", self.sets[self.set_index(vpn)], self.set_repl[self.set_index(vpn)]
         else:
             array, arr, repl = "sp", self.sp, self.sp_repl
         key = e.key()
+        other_vm = any(old is not None and old.vmid != e.vmid and old.key()[1:] == key[1:]
+                       for old in arr)
         way, rule, evicted = None, None, None
         for w, old in enumerate(arr):
             if old is not None and old.key() == key:
@@ -348,22 +383,30 @@ class BabelFishModel:
         repl.touch(way)
         return FillResult(installed=True, array=array, way=way, rule=rule, bad=bad,
                           bad_reason="unalignedPpn" if bad else None,
-                          vpn_low_ignored=vpn_low, evicted=evicted)
+                          vpn_low_ignored=vpn_low, evicted=evicted, other_vm_same_key=other_vm)
 
     # ------------------------------------------------------------------ inval
-    def inval(self, kind: int, vpn: int = 0, pcid: int = 0, ccid: int = 0, **_ignored) -> InvalResult:
+    def inval(self, kind: int, vpn: int = 0, pcid: int = 0, ccid: int = 0, vmid: int = 0,
+              **_ignored) -> InvalResult:
         self._count("invals")
         res = InvalResult(kind=kind)
-        if kind in (6, 7):
+        if kind in (INVAL_VMID, INVAL_PAGE_VMID) and not self.p.vmid:
             self._count("badInvals")
             kind = INVAL_ALL
         vpn &= self.vpn_mask
         pcid &= self.pcid_mask
         ccid &= self.ccid_mask
+        vmid &= self.vmid_mask
 
-        def doomed(e: Entry) -> bool:
+        def doomed(e: Entry, vmid: int = vmid) -> bool:
             if kind == INVAL_ALL:
+                return True              # the one kind that ignores the VMID
+            if e.vmid != vmid:
+                return False             # every other kind acts inside inval.vmid
+            if kind == INVAL_VMID:
                 return True
+            if kind == INVAL_PAGE_VMID:
+                return e.covers(vpn)     # whatever the owner, global included
             if e.glob:
                 return False
             if kind == INVAL_NONGLOBAL:
@@ -378,13 +421,13 @@ class BabelFishModel:
                 return e.ccid == ccid and e.covers(vpn)
             raise ValueError(f"inval kind {kind}")
 
-        for ways in self.sets:
-            for w, e in enumerate(ways):
-                if e is not None and doomed(e):
-                    ways[w] = None
+        for arr in self.sets + [self.sp]:
+            for w, e in enumerate(arr):
+                if e is None:
+                    continue
+                if doomed(e):
+                    arr[w] = None
                     res.removed += 1
-        for w, e in enumerate(self.sp):
-            if e is not None and doomed(e):
-                self.sp[w] = None
-                res.removed += 1
+                elif e.vmid != vmid and doomed(e, e.vmid):
+                    res.spared_other_vm += 1
         return res

@@ -303,3 +303,116 @@ def test_width_masking():
     m.fill(vpn=0x1FFFFF, ppn=0xFFFFFFF, pageSize=0, pcid=5, ccid=5)  # wider than the ports
     e = next(m.entries())[3]
     assert e.vpn == 0xFFFFF and e.ppn == 0x7FFFFFF and e.pcid == 1 and e.ccid == 1
+
+
+# ----------------------------------------------------------------------------- VM isolation
+# Doc "VM isolation" (vmidBits > 0): every match class, every key and every invalidation kind
+# but 0 is scoped to one VMID; kind 6 removes one VMID's entries, kind 7 one page of one VMID
+# whatever its owner; with vmidBits = 0 the vmid operand is ignored and 6 / 7 act as 0.
+VM = dict(L1, vmidBits=4)
+
+
+def test_vmid_param_range():
+    assert BabelFishParams.from_dict(VM).vmid and not BabelFishParams.from_dict(L1).vmid
+    for bad in (-1, 17):
+        with pytest.raises(ValueError):
+            BabelFishParams.from_dict({**L1, "vmidBits": bad})
+
+
+@pytest.mark.parametrize("sharing", [True, False])
+def test_vmid_every_class_needs_its_vm(sharing):
+    m = mk(sharing=sharing, vmidBits=4)
+    m.fill(vpn=0x40, ppn=0x10, pageSize=0, glob=1, vmid=0)                       # global, VM 0
+    m.fill(vpn=0x41, ppn=0x11, pageSize=0, pcid=1, ccid=1, own=1, vmid=0)        # private
+    m.fill(vpn=0x42, ppn=0x12, pageSize=0, pcid=1, ccid=1, own=0, vmid=0)        # shared
+    m.fill(vpn=0x200, ppn=0x200, pageSize=1, glob=1, vmid=0)                      # global 2M
+    for vpn, pcid in ((0x40, 1), (0x41, 1), (0x42, 1 if not sharing else 2), (0x205, 1)):
+        assert rd(m, vpn, pcid, 1, vmid=0)["hit"] == 1
+        assert rd(m, vpn, pcid, 1, vmid=1)["hit"] == 0        # same ids, another VM
+        assert rd(m, vpn, pcid, 1, vmid=15)["hit"] == 0
+    # the vmid is masked to vmidBits like every other field
+    assert rd(m, 0x40, 0, 0, vmid=16)["hit"] == 1
+
+
+def test_vmid_keys_are_per_vm():
+    m = mk(vmidBits=4, ways=8)   # room for every key of set 0: no eviction
+    f0 = m.fill(vpn=0x10, ppn=1, pageSize=0, glob=1, vmid=0)
+    f1 = m.fill(vpn=0x10, ppn=2, pageSize=0, glob=1, vmid=1)
+    assert (f0.rule, f1.rule, f0.way, f1.way) == ("invalid", "invalid", 0, 1)   # two entries
+    f2 = m.fill(vpn=0x10, ppn=3, pageSize=0, glob=1, vmid=1)
+    assert f2.rule == "overwrite" and f2.way == 1                                 # same VM: same key
+    assert rd(m, 0x10, 0, 0, vmid=0)["ppn"] == 1 and rd(m, 0x10, 0, 0, vmid=1)["ppn"] == 3
+    # private and shared keys too
+    a = m.fill(vpn=0x20, ppn=4, pageSize=0, pcid=1, ccid=1, own=1, vmid=2)
+    b = m.fill(vpn=0x20, ppn=5, pageSize=0, pcid=1, ccid=1, own=1, vmid=3)
+    c = m.fill(vpn=0x20, ppn=6, pageSize=0, pcid=2, ccid=1, own=0, vmid=2)
+    d = m.fill(vpn=0x20, ppn=7, pageSize=0, pcid=2, ccid=1, own=0, vmid=3)
+    assert [x.rule for x in (a, b, c, d)] == ["invalid"] * 4
+    assert rd(m, 0x20, 1, 1, vmid=3)["ppn"] == 5 and rd(m, 0x20, 3, 1, vmid=3)["ppn"] == 7
+
+
+def test_vmid_sharing_only_inside_one_vm():
+    m = mk(vmidBits=4)
+    m.fill(vpn=0x30, ppn=0x9, pageSize=0, pcid=1, ccid=5, own=0, vmid=1)
+    r = rd(m, 0x30, 2, 5, vmid=1)
+    assert r["hit"] and r["shared"] and r["crossHit"]
+    assert rd(m, 0x30, 2, 5, vmid=2)["hit"] == 0
+    assert rd(m, 0x30, 1, 5, vmid=0)["hit"] == 0     # even the filler's own pcid
+
+
+def _vm_population(m):
+    """The same six entries (by _populate) in VM 1 and in VM 2; ppn + 0x1000 * vmid."""
+    for vm in (1, 2):
+        for f in (dict(vpn=0x100, ppn=1, pageSize=0, pcid=1, ccid=1, own=1),
+                  dict(vpn=0x101, ppn=2, pageSize=0, pcid=2, ccid=1, own=1),
+                  dict(vpn=0x100, ppn=3, pageSize=0, pcid=1, ccid=1, own=0),
+                  dict(vpn=0x102, ppn=4, pageSize=0, pcid=3, ccid=2, own=0),
+                  dict(vpn=0x100, ppn=5, pageSize=0, glob=1),
+                  dict(vpn=0x000, ppn=0x200, pageSize=1, pcid=1, ccid=1, own=1)):
+            m.fill(vmid=vm, **{**f, "ppn": f["ppn"] + 0x1000 * vm})
+
+
+@pytest.mark.parametrize("kind,ops,removed", [
+    (0, {}, [1, 2, 3, 4, 5, 0x200]),                 # kind 0: every VM
+    (1, {}, [1, 2, 3, 4, 0x200]),
+    (2, dict(pcid=1), [1, 0x200]),
+    (3, dict(ccid=1), [1, 2, 3, 0x200]),
+    (4, dict(pcid=1, vpn=0x100), [1, 0x200]),
+    (5, dict(ccid=1, vpn=0x100), [1, 3, 0x200]),
+    (6, {}, [1, 2, 3, 4, 5, 0x200]),                 # the whole VM
+    (7, dict(vpn=0x100), [1, 3, 5, 0x200]),          # its page, global and shared included
+    (7, dict(vpn=0x102), [4, 0x200]),
+])
+def test_vmid_inval_scoping(kind, ops, removed):
+    m = mk(vmidBits=4, ways=8)   # set 0 holds 3 entries per VM: no eviction
+    _vm_population(m)
+    m.inval(kind=kind, vmid=1, **ops)
+    left = sorted((e.vmid, e.ppn & 0xFFF) for _, _, _, e in m.entries())
+    every = [1, 2, 3, 4, 5, 0x200]
+    vm1 = [] if kind == 0 else sorted(set(every) - set(removed))
+    vm2 = sorted(set(every) - set(removed)) if kind == 0 else every
+    assert left == sorted([(1, x) for x in vm1] + [(2, x) for x in vm2])
+    assert m.counters["badInvals"] == 0
+
+
+def test_vmid_zero_bits_ignores_vmid():
+    m = mk()   # vmidBits 0
+    m.fill(vpn=0x10, ppn=1, pageSize=0, glob=1, vmid=3)
+    assert rd(m, 0x10, 0, 0, vmid=5)["hit"] == 1
+    assert m.fill(vpn=0x10, ppn=2, pageSize=0, glob=1, vmid=1).rule == "overwrite"
+    m.fill(vpn=0x11, ppn=3, pageSize=0, pcid=1, ccid=1)
+    m.inval(kind=7, vpn=0x99, vmid=2)          # reserved: everything goes
+    assert m.occupancy() == 0 and m.counters["badInvals"] == 1
+
+
+def test_vmid_sweep_kinds():
+    """Doc "SRAM sweeps": with a VMID tag kinds 1 and 6 compare every entry's VMID and sweep
+    like 2 and 3; kind 7 is a page kind (one set), kind 0 flash."""
+    sram = dict(L1, storage="sram", latency=4)
+    p0 = BabelFishParams.from_dict(sram)
+    pv = BabelFishParams.from_dict({**sram, "vmidBits": 2})
+    sh, sweep = p0.write_shadow, 15 + p0.write_shadow
+    assert [p0.busy_after_inval(k) for k in range(8)] == [sh, sh, sweep, sweep, sh, sh, sh, sh]
+    assert [pv.busy_after_inval(k) for k in range(8)] == [sh, sweep, sweep, sweep, sh, sh, sweep, sh]
+    flops = BabelFishParams.from_dict({**L1, "vmidBits": 2})
+    assert {flops.busy_after_inval(k) for k in range(8)} == {flops.write_shadow}

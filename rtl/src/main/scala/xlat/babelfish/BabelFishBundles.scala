@@ -7,6 +7,8 @@ class LookupReq(p: BabelFishParams) extends Bundle {
   val vpn = UInt(p.vpnBits.W)
   val pcid = UInt(p.pcidBits.W)
   val ccid = UInt(p.ccidBits.W)
+  /** The requester's VM (zero width, no port, with `vmidBits` = 0). */
+  val vmid = UInt(p.vmidBits.W)
   val pcIdx = UInt(p.pcIdxBits.W)
   val pcIdxValid = Bool()
   val cmd = UInt(AccessCmd.width.W)
@@ -33,10 +35,15 @@ class FillReq(p: BabelFishParams) extends Bundle {
   val global = Bool()
   val pcid = UInt(p.pcidBits.W)
   val ccid = UInt(p.ccidBits.W)
+  val vmid = UInt(p.vmidBits.W)
   val own = Bool()
   val pc = UInt(p.pcBits.W)
 }
 
+/** Invalidation kinds (docs/babelfish-tlb.md, Invalidation). With a VMID tag kinds 1 to 5 act
+  * inside `inval.vmid` only, and 6 (`Vmid`) and 7 (`PageVmid`) are defined; without one, 6 and
+  * 7 are reserved and act as kind 0.
+  */
 object InvalKind {
   val width = 3
   val All = 0
@@ -45,7 +52,9 @@ object InvalKind {
   val Ccid = 3
   val PagePcid = 4
   val PageCcid = 5
-  def reserved(kind: UInt): Bool = kind > PageCcid.U
+  val Vmid = 6
+  val PageVmid = 7
+  def reserved(kind: UInt, p: BabelFishParams): Bool = if (p.vmid) false.B else kind > PageCcid.U
 }
 
 class InvalReq(p: BabelFishParams) extends Bundle {
@@ -53,6 +62,7 @@ class InvalReq(p: BabelFishParams) extends Bundle {
   val vpn = UInt(p.vpnBits.W)
   val pcid = UInt(p.pcidBits.W)
   val ccid = UInt(p.ccidBits.W)
+  val vmid = UInt(p.vmidBits.W)
 }
 
 /** One TLB entry. `vpn` holds `vpnBits` in the superpage array and only the tag above the set
@@ -68,6 +78,7 @@ class BabelFishEntry(p: BabelFishParams, vpnWidth: Int) extends Bundle {
   val global = Bool()
   val pcid = UInt(p.pcidBits.W)
   val ccid = UInt(p.ccidBits.W)
+  val vmid = UInt(p.vmidBits.W)
   val own = Bool()
   val pc = UInt(p.storedPcBits.W)
   val orpc = UInt(p.storedPcBits.min(1).W)
@@ -77,7 +88,7 @@ class BabelFishEntry(p: BabelFishParams, vpnWidth: Int) extends Bundle {
     val e = Wire(new BabelFishEntry(p, newVpn.getWidth))
     e.vpn := newVpn
     e.ppn := ppn; e.pageSize := pageSize; e.perm := perm; e.dirty := dirty; e.global := global
-    e.pcid := pcid; e.ccid := ccid; e.own := own; e.pc := pc; e.orpc := orpc
+    e.pcid := pcid; e.ccid := ccid; e.vmid := vmid; e.own := own; e.pc := pc; e.orpc := orpc
     e
   }
 }
@@ -99,6 +110,7 @@ class BabelFishDbg(p: BabelFishParams) extends Bundle {
   val own = UInt(p.entries.W)
   val pcid = UInt((p.entries * p.pcidBits).W)
   val ccid = UInt((p.entries * p.ccidBits).W)
+  val vmid = UInt((p.entries * p.vmidBits).W)
   val pc = UInt((p.entries * p.pcBits).W)
   val orpc = UInt(p.entries.W)
 }

@@ -17,6 +17,7 @@ case class BabelFishParams(
     pcidBits: Int = 12,
     ccidBits: Int = 12,
     pcBits: Int = 32,
+    vmidBits: Int = 0,
     sharing: Boolean = true,
     replacement: String = "plru",
     storage: String = "flops",
@@ -30,6 +31,7 @@ case class BabelFishParams(
   require(pcidBits >= 1 && pcidBits <= 16, s"pcidBits must be in 1..16, got $pcidBits")
   require(ccidBits >= 1 && ccidBits <= 16, s"ccidBits must be in 1..16, got $ccidBits")
   require(pcBits >= 1 && pcBits <= 64, s"pcBits must be in 1..64, got $pcBits")
+  require(vmidBits >= 0 && vmidBits <= 16, s"vmidBits must be in 0..16 (0: no VMID tag), got $vmidBits")
   require(
     ReplacementKind.names.contains(replacement),
     s"replacement must be one of ${ReplacementKind.names.mkString(", ")}, got '$replacement'"
@@ -48,6 +50,8 @@ case class BabelFishParams(
   val pcIdxBits: Int = log2Ceil(pcBits).max(1)
   val tagBits: Int = vpnBits - setBits
   val entries: Int = sets * ways + superpageEntries
+  /** Entries carry a VMID tag (kinds 6 and 7 of the invalidation are then defined). */
+  val vmid: Boolean = vmidBits > 0
   /** PrivateCopy bits kept per entry: none without sharing. */
   val storedPcBits: Int = if (sharing) pcBits else 0
 
@@ -58,7 +62,9 @@ case class BabelFishParams(
     "opReg" -> timing.opReg,
     "rowReg" -> timing.rowReg,
     "writeShadow" -> timing.writeShadow,
-    /** Invalidations by PCID or CCID sweep the sets one per cycle (sram with more than one set). */
+    /** Invalidations by owner sweep the sets one per cycle (sram with more than one set): kinds
+      * 2 and 3, and with a VMID tag also 1 and 6 (docs "SRAM sweeps").
+      */
     "sweeps" -> (sram && sets > 1),
     "pcIdxBits" -> pcIdxBits,
     "setBits" -> setBits,

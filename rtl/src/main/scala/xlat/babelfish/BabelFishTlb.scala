@@ -33,7 +33,15 @@ import xlat.common._
   * then join the comparators in match) and a fill's way choice starts in pick. After
   * a fill or an invalidation nothing is accepted until it has landed ([[WriteShadow]]): every
   * operation sees all earlier ones, and lookups alone run back to back, one a cycle. With SRAM
-  * an invalidation by PCID or CCID sweeps the sets, one per cycle, through the same pipeline.
+  * an invalidation by PCID or CCID (with a VMID tag also kinds 1 and 6) sweeps the sets, one per
+  * cycle, through the same pipeline.
+  *
+  * ==VM isolation==
+  * With `vmidBits` > 0 lookups, fills and invalidations carry a `vmid`, entries store it, and
+  * [[MatchRule]] requires it equal for every match class, every key and every invalidation
+  * kind but 0 (all); kind 6 removes every entry of one VM and kind 7 one page of one VM, global
+  * entries included. With `vmidBits` = 0 no port, flop or comparator is added (kinds 6 and 7
+  * stay reserved and act as kind 0).
   *
   * See docs/babelfish-tlb.md for ports, timing and the exact replacement policies.
   */
@@ -65,7 +73,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     new BabelFishEntry(p, p.tagBits), p.sets, p.ways, p.sram, readReg = timing.readReg, lutram = lutram,
     readsNeverWrite = p.sram, view = p.sram && p.formalPorts))
   // Distributed RAM has no view of every entry: a flop copy of the owner fields (global, own,
-  // PCID, CCID) serves the invalidations that compare every set at once.
+  // PCID, CCID, VMID) serves the invalidations that compare every set at once.
   private val pageOwner = if (lutram) Some(Reg(Vec(p.sets, Vec(p.ways, new BabelFishEntry(p, p.tagBits))))) else None
   /** Entry (i, w) as the invalidation by owner sees it (flops storage). */
   private def ownerAt(i: Int, w: Int): BabelFishEntry = pageOwner.map(_(i)(w)).getOrElse(pages.io.all(i)(w))
@@ -103,7 +111,9 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   private val doInval = io.inval.fire
   private val doFill = io.fill.fire
   private val doLookup = io.lookup_req.fire
-  private val sweepKind = io.inval.bits.kind === InvalKind.Pcid.U || io.inval.bits.kind === InvalKind.Ccid.U
+  // (with a VMID tag kinds 1 and 6 compare every entry's VMID: they sweep like 2 and 3)
+  private val sweepKind = io.inval.bits.kind === InvalKind.Pcid.U || io.inval.bits.kind === InvalKind.Ccid.U ||
+    (if (p.vmid) io.inval.bits.kind === InvalKind.NonGlobal.U || io.inval.bits.kind === InvalKind.Vmid.U else false.B)
   private val sweeps = p.sram && p.sets > 1
   private val startSweep = if (sweeps) doInval && sweepKind else false.B
 
@@ -508,6 +518,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     pageOwner.foreach { o =>
       val d = o(w.bits.set)(pageWayW)
       d.global := w.bits.entry.global; d.own := w.bits.entry.own; d.pcid := w.bits.entry.pcid; d.ccid := w.bits.entry.ccid
+      if (p.vmid) d.vmid := w.bits.entry.vmid
     }
     fillWordW match {
       // the read-ahead exists only with selReg: the commit is the cycle after respond
@@ -537,7 +548,10 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
   // ---- invalidation ------------------------------------------------------------------------
   private val invalNow = s.valid && s.bits.kind === AccessKind.Inval
   private val iv = s.bits.inval
-  private def flashOf(kind: UInt): Bool = kind === InvalKind.All.U || kind === InvalKind.NonGlobal.U || InvalKind.reserved(kind)
+  // (with a VMID tag only kind 0 is VM-blind: the others are sweeps or page kinds)
+  private def flashOf(kind: UInt): Bool =
+    if (p.vmid) kind === InvalKind.All.U
+    else kind === InvalKind.All.U || kind === InvalKind.NonGlobal.U || InvalKind.reserved(kind, p)
   private val flash = flashOf(iv.kind)
   // SRAM: the set read loses what the invalidation removes (a page kind, or a sweep's set),
   // or every set takes a flash flag (the flags are set after any write of the same cycle)
@@ -590,7 +604,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     "badFills" -> PerfCounter(doFill && rule.badFill(io.fill.bits)),
     "badPcIdx" -> PerfCounter(doLookup && io.lookup_req.bits.pcIdxValid && pcIdxOutOfRange),
     "badCmds" -> PerfCounter(doLookup && io.lookup_req.bits.cmd === AccessCmd.Reserved.U),
-    "badInvals" -> PerfCounter(doInval && InvalKind.reserved(io.inval.bits.kind))
+    "badInvals" -> PerfCounter(doInval && InvalKind.reserved(io.inval.bits.kind, p))
   )
 
   // ---- formal view -------------------------------------------------------------------------
@@ -610,6 +624,7 @@ class BabelFishTlb(val p: BabelFishParams) extends Module {
     d.own := VecInit(all.map(_.own)).asUInt
     d.pcid := VecInit(all.map(_.pcid)).asUInt
     d.ccid := VecInit(all.map(_.ccid)).asUInt
+    if (p.vmid) d.vmid := VecInit(all.map(_.vmid)).asUInt else d.vmid := 0.U(0.W)
     d.pc := VecInit(all.map(_.pc)).asUInt
     d.orpc := VecInit(all.map(_.orpc.orR)).asUInt
   }

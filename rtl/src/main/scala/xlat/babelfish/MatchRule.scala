@@ -29,9 +29,17 @@ class PcSelect(p: BabelFishParams) extends Bundle {
 /** The BabelFish rules as functions of one entry `e` whose `vpn` is the full VPN.
   *
   * This is the heart of the block and the only place that decides who may use an entry:
-  * lookups, fills (key equality) and invalidations all call it.
+  * lookups, fills (key equality) and invalidations all call it. With a VMID tag (`vmidBits` >
+  * 0) every one of them first requires the entry's VMID to be the operation's: a global entry
+  * is global inside its VM, sharing by CCID happens inside one VM, a key is per VM, and
+  * invalidations other than kind 0 act inside one VM.
   */
 class MatchRule(p: BabelFishParams) {
+
+  /** `b`, and the entry's VM `e` is the operation's `r` (without a VMID tag `b` alone: no node
+    * is added, so those configurations' Verilog stays as it was).
+    */
+  def inVm(b: Bool, e: UInt, r: UInt): Bool = if (p.vmid) b && e === r else b
 
   /** A lookup's PrivateCopy bit, decoded one-hot in the stage before the match: each entry then
     * ANDs its `pc` with a registered mask instead of a 1-of-`pcBits` multiplexer on `pcIdx`.
@@ -50,7 +58,7 @@ class MatchRule(p: BabelFishParams) {
 
   def lookup(e: BabelFishEntry, valid: Bool, r: LookupReq, pcs: PcSelect): ClassMatch = {
     val m = Wire(new ClassMatch)
-    val here = valid && PageSize.covers(e.vpn, e.pageSize, r.vpn)
+    val here = inVm(valid && PageSize.covers(e.vpn, e.pageSize, r.vpn), e.vmid, r.vmid)
     val sameCcid = e.ccid === r.ccid
     m.global := here && e.global
     if (p.sharing) {
@@ -63,12 +71,12 @@ class MatchRule(p: BabelFishParams) {
     m
   }
 
-  /** Two entries have the same key: class, page, size, and pcid (private) or ccid (shared). */
+  /** Two entries have the same key: VM, class, page, size, and pcid (private) or ccid (shared). */
   def sameKey(e: BabelFishEntry, valid: Bool, n: BabelFishEntry): Bool = {
     val sameClass = e.global === n.global && (e.global || e.own === n.own)
     val samePage = e.pageSize === n.pageSize && PageSize.covers(e.vpn, e.pageSize, n.vpn)
     val sameOwner = e.global || Mux(e.own, e.pcid === n.pcid, e.ccid === n.ccid)
-    valid && sameClass && samePage && sameOwner
+    inVm(valid && sameClass && samePage && sameOwner, e.vmid, n.vmid)
   }
 
   /** An invalidation's kind decoded one-hot (8 bits), in the stage before the removal mask is
@@ -78,7 +86,7 @@ class MatchRule(p: BabelFishParams) {
   def kindsOf(i: InvalReq): UInt = UIntToOH(i.kind, 1 << InvalKind.width)
 
   /** True when invalidation `i` (kind decoded by [[kindsOf]]) removes the valid entry `e`;
-    * reserved kinds act as kind 0.
+    * reserved kinds (6 and 7 without a VMID tag) act as kind 0.
     */
   def removes(e: BabelFishEntry, i: InvalReq, kinds: UInt): Bool =
     removesWhere(e, i, kinds, PageSize.covers(e.vpn, e.pageSize, i.vpn))
@@ -99,22 +107,33 @@ class MatchRule(p: BabelFishParams) {
     * ([[removesOutsidePage]]).
     */
   def removeTerms(e: BabelFishEntry, i: InvalReq, page: Bool): RemoveTerms = {
-    val t = Wire(new RemoveTerms)
+    val t = Wire(new RemoveTerms(p))
     t.global := e.global
     t.priv := !e.global && e.own
     t.pcid := e.pcid === i.pcid
     t.ccid := !e.global && e.ccid === i.ccid
     t.page := page
+    t.vmid := (if (p.vmid) (e.vmid === i.vmid).asUInt else 0.U(0.W))
     t
   }
 
-  /** [[removes]] from its comparisons ([[removeTerms]]) and the one-hot kind ([[kindsOf]]). */
+  /** [[removes]] from its comparisons ([[removeTerms]]) and the one-hot kind ([[kindsOf]]).
+    * With a VMID tag every kind but 0 needs the entry's VM, kind 6 removes the whole VM and
+    * kind 7 its page whatever the owner; without one, 6 and 7 act as 0.
+    */
   def removesBy(t: RemoveTerms, kinds: UInt): Bool = {
     val k = kinds.asBools
-    val all = k(InvalKind.All) || (InvalKind.PageCcid + 1 until k.size).map(k(_)).reduce(_ || _)
-    all || (k(InvalKind.NonGlobal) && !t.global) || (k(InvalKind.Pcid) && t.priv && t.pcid) ||
-    (k(InvalKind.Ccid) && t.ccid) || (k(InvalKind.PagePcid) && t.priv && t.pcid && t.page) ||
-    (k(InvalKind.PageCcid) && t.ccid && t.page)
+    if (p.vmid) {
+      val owner = (k(InvalKind.NonGlobal) && !t.global) || (k(InvalKind.Pcid) && t.priv && t.pcid) ||
+        (k(InvalKind.Ccid) && t.ccid) || (k(InvalKind.PagePcid) && t.priv && t.pcid && t.page) ||
+        (k(InvalKind.PageCcid) && t.ccid && t.page) || k(InvalKind.Vmid) || (k(InvalKind.PageVmid) && t.page)
+      k(InvalKind.All) || (t.vmid.asBool && owner)
+    } else {
+      val all = k(InvalKind.All) || (InvalKind.PageCcid + 1 until k.size).map(k(_)).reduce(_ || _)
+      all || (k(InvalKind.NonGlobal) && !t.global) || (k(InvalKind.Pcid) && t.priv && t.pcid) ||
+      (k(InvalKind.Ccid) && t.ccid) || (k(InvalKind.PagePcid) && t.priv && t.pcid && t.page) ||
+      (k(InvalKind.PageCcid) && t.ccid && t.page)
+    }
   }
 
   /** The entry a fill writes: superpage VPN/PPN aligned, own forced for sharing off. */
@@ -128,6 +147,7 @@ class MatchRule(p: BabelFishParams) {
     e.global := f.global
     e.pcid := f.pcid
     e.ccid := f.ccid
+    e.vmid := f.vmid
     e.own := (if (p.sharing) f.own else f.own || !f.global)
     e.pc := (if (p.sharing) f.pc else 0.U(0.W))
     e.orpc := (if (p.sharing) f.pc.orR else 0.U(0.W))
@@ -152,7 +172,7 @@ class MatchRule(p: BabelFishParams) {
 }
 
 /** An invalidation's comparisons with one entry ([[MatchRule.removeTerms]]). */
-class RemoveTerms extends Bundle {
+class RemoveTerms(p: BabelFishParams) extends Bundle {
   val global = Bool()
   /** A private entry (not global, own). */
   val priv = Bool()
@@ -162,4 +182,6 @@ class RemoveTerms extends Bundle {
   val ccid = Bool()
   /** In the invalidated page. */
   val page = Bool()
+  /** VMID equal (1 bit with a VMID tag, else none). */
+  val vmid = UInt(p.vmidBits.min(1).W)
 }
