@@ -37,7 +37,10 @@ class BlockRam(depth: Int, width: Int) extends BlackBox with HasBlackBoxInline {
     val W_addr = Input(UInt(addrBits.W))
     val W_data = Input(UInt(width.W))
   })
-  override def desiredName: String = s"BlockRam_${depth}x$width"
+  // Chisel does not prefix a black box's name (`Emit`'s `--prefix`), and this one's Verilog is
+  // written here, so it takes the prefix itself (`modulePrefix`, as its construction saw it):
+  // two prefixed designs share no module
+  override def desiredName: String = s"${modulePrefix}BlockRam_${depth}x$width"
   private val a = s"[${addrBits - 1}:0]"
   private val d = s"[${width - 1}:0]"
   setInline(
