@@ -19,8 +19,10 @@ import chisel3.util._
   *
   * ==Simulation==
   * The same Verilog is the simulation model (Verilator, cocotb): outside synthesis (`SYNTHESIS`
-  * is defined by Yosys, not by Verilator) a colliding read returns the inverse of the old entry,
-  * so that a test sees every read whose collision its owner did not cover.
+  * is defined by Yosys, not by Verilator) a colliding read returns the inverse of the data
+  * written, never the entry as the write leaves it, so that a test sees every read whose
+  * collision its owner did not cover (the inverse of the old entry would not do: a 1-bit pointer
+  * that the write advances reads back as its new value).
   *
   * `depth` entries of `width` bits; the address is `log2Ceil(depth)` bits (at least 1) and the
   * memory has every entry that address can reach. The read port reads every cycle: `readData`
@@ -47,7 +49,7 @@ class BlockRam(depth: Int, width: Int) extends BlackBox with HasBlackBoxInline {
     s"$desiredName.sv",
     s"""// xlat.common.BlockRam: a block RAM whose read of the entry written in the same cycle is
        |// undefined (no_rw_check: Yosys adds no collision logic); in simulation that read returns
-       |// the inverse of the old entry, so a test sees a collision its owner did not cover.
+       |// the inverse of the data written, so a test sees a collision its owner did not cover.
        |module $desiredName(
        |  input         clock,
        |  input  $a R_addr,
@@ -68,9 +70,12 @@ class BlockRam(depth: Int, width: Int) extends BlackBox with HasBlackBoxInline {
        |  assign R_data = data;
        |`else
        |  reg collide;
-       |  always @(posedge clock)
+       |  reg $d notWritten;
+       |  always @(posedge clock) begin
        |    collide <= W_en && W_addr == R_addr;
-       |  assign R_data = collide ? ~data : data;
+       |    notWritten <= ~W_data;
+       |  end
+       |  assign R_data = collide ? notWritten : data;
        |`endif
        |endmodule
        |""".stripMargin
