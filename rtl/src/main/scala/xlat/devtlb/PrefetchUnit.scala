@@ -2,7 +2,7 @@ package xlat.devtlb
 
 import chisel3._
 import chisel3.util._
-import xlat.common.{LookupTiming, Stage}
+import xlat.common.{BlockRam, LookupTiming, Stage}
 
 /** The Prefetch Unit's tables (docs/devtlb.md, "Prefetch Unit"): the SID delay line, the SID
   * predictor and the per-SID history of pages that needed a translation.
@@ -18,6 +18,13 @@ import xlat.common.{LookupTiming, Stage}
   * writes, so every request sees the history as sequential acceptance order makes it. Tables of
   * more than a few entries are memories with a registered read (block RAM) when the pipeline
   * has the register; a reset sweep clears their valid bits, one entry a cycle ([[busy]]).
+  *
+  * With `registeredChoice` the history's writes land a cycle after respond, from the record's
+  * register (`recs(0)`), and the history is a [[BlockRam]], whose read of the entry written in
+  * the same cycle is undefined: the reads apply one record more (the write landing in their
+  * cycle), so they see what they saw before, and synthesis adds no collision logic between the
+  * predictor's block RAM (the history's read address) and the history's (docs/devtlb.md,
+  * "FPGA", session 27). The write pins are then one multiplexer (the sweep's) behind registers.
   */
 class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
   private def idxBits(n: Int) = log2Ceil(n).max(1)
@@ -70,18 +77,26 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
   }
 
   // ---- history (match stage read, respond write) ------------------------------------------
-  private val pages = Seq.fill(p.histPages)(Mem(p.historyEntries, UInt((p.pageBits + 1).W)))
-  private val ptrs = if (p.histPages > 1) Some(Mem(p.historyEntries, UInt(ptrBits.W))) else None
+  /** The history's writes land a cycle after respond (above). */
+  private val lateWrite = p.registeredChoice
+  private val pages = if (lateWrite) Nil else Seq.fill(p.histPages)(Mem(p.historyEntries, UInt((p.pageBits + 1).W)))
+  private val ptrs = if (p.histPages > 1 && !lateWrite) Some(Mem(p.historyEntries, UInt(ptrBits.W))) else None
+  private val pageRams =
+    if (lateWrite) (0 until p.histPages).map(j => BlockRam(p.historyEntries, p.pageBits + 1, s"pages_$j")) else Nil
+  private val ptrRam = if (p.histPages > 1 && lateWrite) Some(BlockRam(p.historyEntries, ptrBits, "ptrs")) else None
   private val toRespondDepth = (if (timing.hitReg) 1 else 0) + (if (timing.selReg) 1 else 0)
   private def toRespond[T <: Data](d: T): T = Stage.carry(Stage.carry(d, timing.hitReg), timing.selReg)
 
-  /** The write of this cycle's respond stage, and the last `toRespondDepth` writes, newest first. */
+  /** The write of this cycle's respond stage, and the last `toRespondDepth` writes (one more with
+    * `lateWrite`: the one landing in the cycle the request in respond read the history), newest
+    * first.
+    */
   private val rec = Wire(new HistWrite(p, ptrBits))
   rec.valid := false.B
   rec.index := 0.U
   rec.slot := 0.U
   rec.page := 0.U
-  private val recs = (1 to toRespondDepth).scanLeft(rec)((r, _) => RegNext(r, 0.U.asTypeOf(r))).drop(1)
+  private val recs = (1 to toRespondDepth + (if (lateWrite) 1 else 0)).scanLeft(rec)((r, _) => RegNext(r, 0.U.asTypeOf(r))).drop(1)
 
   /** Successor, candidates and own pointer of the request in respond. */
   val succ = Wire(Valid(UInt(p.sidBits.W)))
@@ -101,7 +116,9 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
     val succIdxM = idx(succM, p.historyEntries)
     // `registeredChoice` reads the same port below, registered once (in pick)
     val rawPages = if (p.registeredChoice) Nil else pages.map(m => toRespond(m.read(succIdxM)))
-    val rawPtr = ptrs.map(m => toRespond(m.read(idx(matchSid, p.historyEntries)))).getOrElse(0.U(ptrBits.W))
+    val rawPtr = ptrs.map(m => toRespond(m.read(idx(matchSid, p.historyEntries))))
+      .orElse(ptrRam.map(m => Stage.carry(m.read(idx(matchSid, p.historyEntries)), timing.selReg)))
+      .getOrElse(0.U(ptrBits.W))
     succ.valid := toRespond(predM(p.sidBits))
     succ.bits := toRespond(succM)
     val succIdx = idx(succ.bits, p.historyEntries)
@@ -122,35 +139,41 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
         n
       }
     } else {
-      /** The older write (the record of the cycle before respond) is the newest write the pick
-        * stage sees, so pick applies it (`candK`) and respond only the newer one (`newHit`), the
-        * write of the operation in respond during pick: the same fold, cut at its register. Each
-        * write's entry is compared with the successor's a stage early and registered (the
-        * successor is known there, and so is the write's entry: the older is the write of the
-        * operation in respond during match, the newer that of the operation in respond during
-        * pick), so the candidates, which the prefetch filter's results follow, are one
-        * multiplexer behind fabric registers, which the prefetch filter compares (`issueLater`).
+      /** The older writes (the records of the two cycles before respond: the one landing in the
+        * read's cycle and that of the operation in respond during match) are the newest writes
+        * the pick stage sees, so pick applies them (`candK`) and respond only the newer one
+        * (`newHit`), the write of the operation in respond during pick: the same fold, cut at its
+        * register. Each write's entry is compared with the successor's a stage early and
+        * registered (the successor is known there, and so is the write's entry), so the
+        * candidates, which the prefetch filter's results follow, are one multiplexer behind
+        * fabric registers, which the prefetch filter compares (`issueLater`).
         */
-      require(toRespondDepth == 2, "the early history compare needs the match and pick registers")
+      require(toRespondDepth == 2 && lateWrite, "the early history compare needs the match and pick registers")
       val succIdxK = Stage.carry(succIdxM, timing.hitReg)
       val newer = RegNext(idx(respondSid, p.historyEntries) === succIdxK)
       // in registered 2-bit parts (one LUT4 each), ANDed in pick: the successor's index leaves
       // the predictor's block RAM (5.83 ns of clock-to-out on ECP5), so the compare whole was
       // three LUT levels behind it (`fpga/levels.py devtlb_full` with the DP16KD weighed 6.5:
       // 12.4, docs/devtlb.md "FPGA", session 25)
-      val sameOldK = RegNext(VecInit((0 until rec.index.getWidth by 2).map { b =>
-        val hi = (b + 2).min(rec.index.getWidth) - 1
-        rec.index(hi, b) === succIdxM(hi, b)
-      })).suggestName("sameOldKParts").asUInt.andR
+      def sameK(i: UInt, name: String): Bool = RegNext(VecInit((0 until i.getWidth by 2).map { b =>
+        val hi = (b + 2).min(i.getWidth) - 1
+        i(hi, b) === succIdxM(hi, b)
+      })).suggestName(name).asUInt.andR
+      val sameOldK = sameK(rec.index, "sameOldKParts")
+      val sameOlderK = sameK(recs(0).index, "sameOlderKParts")
       val candK = VecInit((0 until p.histPages).map { j =>
         val base = Wire(Valid(UInt(p.pageBits.W)))
-        val raw = Stage.carry(pages(j).read(succIdxM), timing.hitReg)
+        val raw = pageRams(j).read(succIdxM)
         base.valid := raw(p.pageBits)
         base.bits := raw(p.pageBits - 1, 0)
-        val hit = recs(0).valid && sameOldK && recs(0).slot === j.U
+        val hitOld = recs(0).valid && sameOldK && recs(0).slot === j.U
+        val hitOlder = recs(1).valid && sameOlderK && recs(1).slot === j.U
+        // the newer record first; both choices are made from registers, so the block RAM's
+        // output passes one multiplexer
+        val hit = hitOld || hitOlder
         val n = Wire(Valid(UInt(p.pageBits.W)))
         n.valid := base.valid || hit
-        n.bits := Mux(hit, recs(0).page, base.bits)
+        n.bits := Mux(hit, Mux(hitOld, recs(0).page, recs(1).page), base.bits)
         n
       })
       val candOld = RegNext(candK)
@@ -173,11 +196,23 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
     rec.page := page
     // one write port per table: the sweep writes while nothing is accepted
     val sweepHist = busy && sweepIdx < p.historyEntries.U
-    val at = Mux(sweepHist, sweepIdx(idxBits(p.historyEntries) - 1, 0), i)
-    for (j <- 0 until p.histPages) {
-      when(sweepHist || (en && ownPtr === j.U)) { pages(j).write(at, Mux(sweepHist, 0.U, Cat(true.B, page))) }
+    val sweepAt = sweepIdx(idxBits(p.historyEntries) - 1, 0)
+    if (!lateWrite) {
+      val at = Mux(sweepHist, sweepAt, i)
+      for (j <- 0 until p.histPages) {
+        when(sweepHist || (en && ownPtr === j.U)) { pages(j).write(at, Mux(sweepHist, 0.U, Cat(true.B, page))) }
+      }
+      ptrs.foreach(m => when(sweepHist || en) { m.write(at, Mux(sweepHist, 0.U, nextPtr(ownPtr))) })
+    } else {
+      // the write of the previous respond stage; the sweep ends before anything is accepted, so
+      // the two never meet
+      val w = recs(0)
+      val at = Mux(sweepHist, sweepAt, w.index)
+      for (j <- 0 until p.histPages) {
+        pageRams(j).write(sweepHist || (w.valid && w.slot === j.U), at, Mux(sweepHist, 0.U, Cat(true.B, w.page)))
+      }
+      ptrRam.foreach(_.write(sweepHist || w.valid, at, Mux(sweepHist, 0.U, nextPtr(w.slot))))
     }
-    ptrs.foreach(m => when(sweepHist || en) { m.write(at, Mux(sweepHist, 0.U, nextPtr(ownPtr))) })
   }
 }
 
