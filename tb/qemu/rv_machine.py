@@ -275,8 +275,10 @@ class RvMachine(Scenario):
         elif c.mode == "both":
             g = self.gRoot(c.vmid, c.asid)
         h = self.vms[c.vmid].hRoot if c.vmid else 0
+        # the program runs supervisor accesses with SUM = 1 (mstatus.SUM, vsstatus.SUM) and
+        # MXR = 0 (docs/qemu-crosscheck.md, decided): the request carries the same flags
         return WalkRequest(id=0, gva=c.va, asid=c.asid, vmid=c.vmid, gRoot=g, hRoot=h,
-                           cmd=c.cmd, user=c.user)
+                           cmd=c.cmd, user=c.user, flags_sum=1)
 
     def qemu_cases(self, probes: list) -> list:
         """The program's cases; ``probes[i]``: the PA the model expects store i at (or 0)."""

@@ -374,10 +374,12 @@ class Scenario:
     def s1_target(self, vm: Vm, asid: int, gva: int) -> Target:
         pa, lvl, _, perm = self.native_space(vm, asid).lookup(gva)
         cmds = self._allowed(perm)
+        cmd = self.rng.choice(cmds) if cmds else 0
+        # RISC-V: the supervisor never fetches from a U page, SUM or not: that fetch is a user's
+        user = int(self.G.family == "rv" and cmd == 2 and bool(perm[3]))
         t = Target(vm.vmid, asid, gva, "ok" if cmds else "noperm",
                    dict(ppn=pa >> 12, guestPageSize=lvl, hostPageSize=lvl, pageSize=lvl,
-                        perm=perm, gpa=pa), cmd=self.rng.choice(cmds) if cmds else 0,
-                   mode=MODE_S1)
+                        perm=perm, gpa=pa), cmd=cmd, user=user, mode=MODE_S1)
         self.mode_targets.append(t)
         return t
 
