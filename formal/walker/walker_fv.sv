@@ -520,7 +520,9 @@ module walker_fv (
       // block may leave its result undriven, which the flow turns into a free value)
       wire [7:0]    ubr   = ub_reads(st, gl, hl, fd, ah, mk);
       wire [7:0]    ubw   = ub_writes(st, gl, fd, ah, mk);
-      wire          gal   = g_allows(gp, cmd, d_user[gi], d_flags[gi*7 +: 7], d_mode[gi*2 +: 2] == 2'd1);
+      // (a stage-2-only walk has no stage 1: its guest permission is the identity's, unchecked)
+      wire          gal   = d_mode[gi*2 +: 2] == 2'd2 ||
+                          g_allows(gp, cmd, d_user[gi], d_flags[gi*7 +: 7], d_mode[gi*2 +: 2] == 2'd1);
       wire          hal   = h_allows(hp, cmd);
       wire          fcg   = flush_fire && cov_g(d_vmid[gi*VB +: VB], d_asid[gi*AB +: AB]);
       wire          fch   = flush_fire && cov_h(d_vmid[gi*VB +: VB]);
