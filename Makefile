@@ -104,13 +104,14 @@ test: bootstrap lint
 	XLAT_REQUIRE_BUILD=1 $(PY) -m pytest -n $(PYTEST_JOBS) --dist loadgroup --durations=25 \
 	  tb formal sim fpga $(PYTEST_ARGS)
 
-# ---- soak: the random tests at the issue floors with fresh seeds (printed) -------------------
-# make soak [SEEDS=50] [K=<pytest -k, default test_random>]; a failing seed prints the command
-# that reproduces it and the line to add to tb/<block>/seeds.txt
+# ---- soak: the extended tier (cases marked `extended`: test-only configurations, proofs of
+# parameter variants; README.md "Tiers"), then the random tests at the issue floors with fresh
+# seeds (printed). make soak [SEEDS=50] [K=<pytest -k, default test_random>] [SOAK_ARGS=--no-extended];
+# a failing seed prints the command that reproduces it and the line to add to tb/<block>/seeds.txt
 SEEDS ?= 1
 K     ?= test_random
 soak: bootstrap lint
-	XLAT_REQUIRE_BUILD=1 $(PY) tb/soak.py --seeds $(SEEDS) --jobs $(PYTEST_JOBS) -k "$(K)"
+	XLAT_REQUIRE_BUILD=1 $(PY) tb/soak.py --seeds $(SEEDS) --jobs $(PYTEST_JOBS) -k "$(K)" $(SOAK_ARGS)
 
 # ---- measure: trace-driven evaluation and FPGA synthesis (minutes; smoke runs are in make test)
 # make eval [TRACE=path/to/trace.npz] [BLOCKS=pml]   -> build/eval/report.md

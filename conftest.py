@@ -1,5 +1,9 @@
 """Session-wide pytest hooks of `make test` (tb/ formal/ sim/ fpga/ in one session).
 
+* Tiers (README.md "Tiers"): a case marked ``extended`` (the test-only configurations'
+  testbenches, the proofs of test-only parameter variants) runs only when XLAT_EXTENDED=1
+  (`make soak` sets it); otherwise it is deselected, and the summary line counts it.
+
 * Order: the long formal tasks first among the single tasks. Two xdist workers share the
   suite; a 5-minute task that starts last runs alone at the end (walker_cover, 7 min before
   its split, did that). SLOW_FIRST lists them, longest first (CPU seconds on a quiet machine,
@@ -56,8 +60,22 @@ def _rank(item) -> int:
     return len(SLOW_FIRST)
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "extended: make soak only (XLAT_EXTENDED=1): test-only "
+                            "configurations and proofs of parameter variants")
+
+
+def extended_enabled() -> bool:
+    return os.environ.get("XLAT_EXTENDED", "").strip() not in ("", "0")
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
+    if not extended_enabled():
+        dropped = [i for i in items if i.get_closest_marker("extended") is not None]
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = [i for i in items if i.get_closest_marker("extended") is None]
     items.sort(key=_rank)               # stable: everything else keeps collection order
     loadgroup = getattr(config.option, "loadgroup", False)   # set by xdist on its workers
     for item in items:

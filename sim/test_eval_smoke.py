@@ -365,7 +365,9 @@ def test_walker_quick_eval_report(tmp_path):
 
 
 # ---- PmlLogger (sim/harness/pml.cpp) ------------------------------------------------------------
-PML_CONFIGS = ["pml_default", "pml_dedup"]
+# the second configuration of a block only in make soak (README.md "Tiers"): a harness build each
+_SOAK = pytest.mark.extended
+PML_CONFIGS = ["pml_default", pytest.param("pml_dedup", marks=_SOAK)]
 
 
 @pytest.fixture(scope="module")
@@ -476,7 +478,7 @@ def test_pml_quick_eval_report(tmp_path):
 
 
 # ---- DevTlb (sim/harness/devtlb.cpp) -----------------------------------------------------------
-DT_CONFIGS = ["devtlb_base", "devtlb_full"]
+DT_CONFIGS = [pytest.param("devtlb_base", marks=_SOAK), "devtlb_full"]
 
 
 @pytest.fixture(scope="module")
@@ -563,7 +565,7 @@ def test_devtlb_quick_eval_report(tmp_path):
 
 
 # ---- PerforatedL2Tlb -------------------------------------------------------------------------
-PF_CONFIGS = ["perforated_default", "perforated_off"]
+PF_CONFIGS = ["perforated_default", pytest.param("perforated_off", marks=_SOAK)]
 
 
 @pytest.fixture(scope="module")

@@ -1,6 +1,11 @@
-"""make soak: the random tests at the issue floors with fresh seeds (tb/README.md, "Seeds").
+"""make soak: the extended tier, then the random tests at the issue floors with fresh seeds
+(tb/README.md, "Tiers" and "Seeds").
 
-    python tb/soak.py [--seeds N] [--jobs J] [-k EXPR]
+    python tb/soak.py [--seeds N] [--jobs J] [-k EXPR] [--no-extended]
+
+First (unless --no-extended) one pytest session runs every case marked ``extended`` (the
+test-only configurations' testbenches, the proofs of parameter variants: what `make test`
+leaves out to stay within its budget) with their `make test` lengths and seeds.
 
 For each of N fresh seeds (printed first) one pytest session runs the selected cases (default
 every ``test_random``) with XLAT_SEED set to it and every random-test length at its floor
@@ -52,6 +57,8 @@ def main() -> int:
     ap.add_argument("--seeds", type=int, default=1, help="fresh seeds (default 1)")
     ap.add_argument("--jobs", type=int, default=2, help="pytest-xdist workers (default 2)")
     ap.add_argument("-k", default="test_random", help="pytest -k selection (default test_random)")
+    ap.add_argument("--no-extended", action="store_true",
+                    help="skip the extended tier (only the fresh-seed random runs)")
     ap.add_argument("--short", action="store_true",
                     help="the `make test` lengths instead of the floors (a quick sweep)")
     a = ap.parse_args()
@@ -64,9 +71,21 @@ def main() -> int:
     out.mkdir(parents=True, exist_ok=True)
     failed: list[tuple[int, str]] = []
     t_all = time.monotonic()
+    if not a.no_extended:
+        xml = out / "extended.xml"
+        env = dict(os.environ, XLAT_EXTENDED="1")
+        cmd = [sys.executable, "-m", "pytest", "-n", str(a.jobs), "--dist", "loadgroup", "-q",
+               "-p", "no:cacheprovider", "tb", "formal", "sim", "-m", "extended",
+               f"--junitxml={xml}"]
+        t0 = time.monotonic()
+        rc = subprocess.run(cmd, cwd=REPO, env=env).returncode
+        bad = failures(xml) or ([f"(pytest exit {rc}: no failed case in {xml})"] if rc else [])
+        print(f"[soak] extended tier: {len(bad)} failed, {time.monotonic() - t0:.0f} s", flush=True)
+        failed += [(0, b) for b in bad]
     for n, seed in enumerate(seeds, 1):
         xml = out / f"seed_{seed}.xml"
-        env = dict(os.environ, **floors, **{ENV: str(seed), "XLAT_NO_RERUN": "1"})
+        env = dict(os.environ, **floors, **{ENV: str(seed), "XLAT_NO_RERUN": "1",
+                                            "XLAT_EXTENDED": "1"})
         cmd = [sys.executable, "-m", "pytest", "-n", str(a.jobs), "-q", "-p", "no:cacheprovider",
                "tb", "-k", a.k, f"--junitxml={xml}"]
         t0 = time.monotonic()
@@ -80,6 +99,10 @@ def main() -> int:
     print(f"[soak] {len(seeds)} seed(s) in {time.monotonic() - t_all:.0f} s: "
           f"{len(failed)} failed case(s)", flush=True)
     for seed, node in failed:
+        if seed == 0:
+            print(f"[soak] FAILED (extended tier, make test's seed) {node}\n"
+                  f"  reproduce: XLAT_EXTENDED=1 .venv/bin/python -m pytest '{node}'")
+            continue
         if node.startswith("("):
             print(f"[soak] seed {seed}: {node}")
             continue

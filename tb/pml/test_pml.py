@@ -35,11 +35,12 @@ TEST_ONLY = {
                         irqVectorBits=16, queueDepth=1, idBits=1, vmidBits=2, asidBits=1),
 }
 CONFIGS = NAMED + list(TEST_ONLY)
+EXTENDED = set(TEST_ONLY)   # make soak only (tb/README.md "Tiers")
 
 
 CASES = cocotb_cases(Path(__file__).parent)
 
 
-@pytest.mark.parametrize("config,suite,case,reg", cases("pml", CONFIGS, CASES))
+@pytest.mark.parametrize("config,suite,case,reg", cases("pml", CONFIGS, CASES, EXTENDED))
 def test_pml(config, suite, case, reg):
     run_case("pml", config, suite, case, reg, test_only=TEST_ONLY.get(config))

@@ -48,11 +48,13 @@ TEST_ONLY = {
     "walker_tbx_fault_rv": dict(guest="sv39", host="sv39x4", adUpdate="fault", **_NOCACHE),
 }
 CONFIGS = NAMED + list(TEST_ONLY)
+# make soak only (tb/README.md "Tiers"): the format pairs, cache-less walkers, adUpdate = fault
+EXTENDED = set(TEST_ONLY)
 
 
 CASES = cocotb_cases(Path(__file__).parent)
 
 
-@pytest.mark.parametrize("config,suite,case,reg", cases("walker", CONFIGS, CASES))
+@pytest.mark.parametrize("config,suite,case,reg", cases("walker", CONFIGS, CASES, EXTENDED))
 def test_walker(config, suite, case, reg):
     run_case("walker", config, suite, case, reg, test_only=TEST_ONLY.get(config))

@@ -42,6 +42,9 @@ LENGTHS = {
 
 
 CHECKPOINTS_ENV = "XLAT_CHECKPOINTS"
+# a recorded seed replayed at more than this many times make test's length runs in make soak's
+# extended tier only (tb/README.md "Tiers")
+LONG_REPLAY = 4
 
 
 def run_length(block: str) -> int:
@@ -100,22 +103,30 @@ def load_seeds(block: str) -> list[SeedLine]:
     return out
 
 
-def cases(block: str, configs, tests) -> list:
+def cases(block: str, configs, tests, extended=()) -> list:
     """pytest parameters (config, suite, test, Regression) with ids ``<config>-<test>`` and
-    ``<config>-<test>-seed<N>``."""
+    ``<config>-<test>-seed<N>``.  The cases of the configurations in ``extended`` carry the
+    ``extended`` mark: `make soak` runs them, `make test` leaves them out (conftest.py,
+    tb/README.md "Tiers"); so does a recorded seed whose replay is longer than
+    ``LONG_REPLAY`` times `make test`'s length (a soak-length run)."""
     import pytest
 
     lines = [] if override() is not None else load_seeds(block)
     var = LENGTHS[block][0]
     out = []
     for cfg in configs:
+        marks = [pytest.mark.extended] if cfg in extended else []
         for suite, test in tests:
-            out.append(pytest.param(cfg, suite, test, Regression(), id=f"{cfg}-{test}"))
+            out.append(pytest.param(cfg, suite, test, Regression(), id=f"{cfg}-{test}",
+                                    marks=marks))
             for s in lines:
                 if s.test == test and fnmatch.fnmatchcase(cfg, s.config):
                     env = {} if s.length is None else {var: str(s.length)}
+                    long_ = (s.length is not None and s.checkpoints is None
+                             and s.length > LONG_REPLAY * LENGTHS[block][1])
                     if s.checkpoints is not None:
                         env[CHECKPOINTS_ENV] = str(s.checkpoints)
                     out.append(pytest.param(cfg, suite, test, Regression(s.seed, env),
-                                            id=f"{cfg}-{test}-seed{s.seed}"))
+                                            id=f"{cfg}-{test}-seed{s.seed}",
+                                            marks=marks or ([pytest.mark.extended] if long_ else [])))
     return out
