@@ -45,6 +45,24 @@ WALKER_PORTS = (
                              "faults", "hugeGuest", "hugeAligned", "splintered")]
 )
 
+# Port names of XlatMmu as ../shared/spec/xlat-mmu.md lists them ("Ports").
+MMU_PORTS = (
+    ["clock", "reset", "fenceDone"]
+    + [f"{c}_{h}" for c in ("req", "resp", "fence", "mem_req", "mem_resp", "csr_req", "exit", "guestIrq")
+       for h in ("valid", "ready")]
+    + ["csr_resp_valid"]
+    + [f"req_bits_{f}" for f in ("id", "va", "cmd", "priv", "mode", "asid", "vmid", "ccid", "pcIdx",
+                                 "pcIdxValid", "s1Root", "s2Root")]
+    + [f"req_bits_flags_{f}" for f in ("sum", "mxr", "vmxr", "wp", "smep", "smap", "nxe")]
+    + [f"resp_bits_{f}" for f in ("id", "pa", "pageSize", "fault", "faultStage", "faultGpa", "source")]
+    + [f"fence_bits_{f}" for f in ("kind", "va", "asid", "vmid", "ccid")]
+    + [f"mem_req_bits_{f}" for f in ("id", "addr", "write", "wdata", "wmask")]
+    + [f"mem_resp_bits_{f}" for f in ("id", "rdata", "error")]
+    + [f"csr_req_bits_{f}" for f in ("addr", "write", "wdata")] + ["csr_resp_bits_rdata", "csr_resp_bits_error"]
+    + [f"perf_{c}" for c in ("requests", "l1Hits", "l2Hits", "walks", "pageFaults", "guestPageFaults",
+                             "fences", "badMemResps")]
+)
+
 # Port names of PerforatedL2Tlb as ../shared/spec/perforated-l2tlb.md lists them.
 PERFORATED_PORTS = (
     ["clock", "reset", "bitmapBase", "invalDone_valid"]
@@ -130,6 +148,19 @@ def test_named_config_emitted(config):
         assert ports["req_bits_id"]["width"] == pr["idBits"] == ports["resp_bits_id"]["width"]
         assert ports["resp_bits_source"]["width"] == 3 and ports["resp_bits_memReads"]["width"] == 4
         assert all(p["width"] == 32 for n, p in ports.items() if n.startswith("perf_"))
+    if m["module"] == "XlatMmu":
+        missing = [p for p in MMU_PORTS if p not in ports]
+        assert not missing, f"spec ports missing: {missing}"
+        pr, d = m["params"], m["derived"]
+        assert ports["req_bits_va"]["width"] == 64 and ports["req_bits_mode"]["width"] == 2
+        assert ports["resp_bits_pa"]["width"] == pr["paBits"] - 12 == ports["req_bits_s2Root"]["width"]
+        assert ports["req_bits_vmid"]["width"] == pr["vmidBits"] and d["ctxBits"] == pr["vmidBits"] + 2
+        # one memory port: the source (walker 0, PmlLogger 1) above the wider source id
+        assert ports["mem_req_bits_id"]["width"] == d["memIdBits"] == max(1, pr["pmlIdBits"]) + 1
+        assert ports["mem_req_bits_addr"]["width"] == pr["paBits"]
+        assert all(p["width"] == 32 for n, p in ports.items() if n.startswith("perf_"))
+        regs = {r["name"]: r["offset"] for r in m["registers"]}
+        assert regs["CTRL"] == 0x8000 and regs["PERF_requests"] == 0x8100
     svh = (RTL / config / "params.svh").read_text()
     for k, v in m["params"].items():
         if isinstance(v, bool):
@@ -282,6 +313,24 @@ def test_custom_from_json(tmp_path):
     assert m["params"]["replacement"] == "random" and m["params"]["latency"] == 4
 
 
+@pytest.mark.parametrize(
+    "args, names",
+    [
+        (["guest=ept4"], "guest"),
+        (["vmidBits=15"], "vmidBits"),
+        (["paBits=48", "host=sv48x4"], "paBits"),
+        (["l1Sets=3"], "l1Sets"),
+        (["l1Latency=5"], "l1Latency"),
+        (["l2Storage=sram", "l2Latency=1"], "l2Latency"),
+        (["pmlContexts=8", "vmidBits=2"], "pmlContexts"),
+        (["pmlEntries=3"], "pmlEntries"),
+    ],
+)
+def test_illegal_mmu_parameter_is_one_clear_line(tmp_path, args, names):
+    """XlatMmu's own checks name its parameters (not the blocks' fields it sets from them)."""
+    test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="mmu")
+
+
 @pytest.mark.parametrize("config", named_configs())
 def test_yosys_reads(config):
     """Yosys (read_verilog -sv) accepts the emitted Verilog as it is."""
@@ -398,7 +447,7 @@ def test_missing_json_file(tmp_path):
 
 # The docs of each block: its Parameters table (the Default column) and its named configurations.
 DOCS = {"babelfish": "babelfish-tlb.md", "walker": "nested-walker.md", "pml": "pml-logger.md",
-        "devtlb": "devtlb.md", "perforated": "perforated-l2tlb.md"}
+        "devtlb": "devtlb.md", "perforated": "perforated-l2tlb.md", "mmu": "xlat-mmu.md"}
 
 # What each named configuration changes from the defaults, as README.md ("Named configurations")
 # and docs/<block>.md ("Named configurations") state it.
@@ -412,6 +461,10 @@ DEVTLB = {"pfSlots": 0, "waitEntries": 0, "respQueue": 4, "invalPending": 4, "re
 # docs/perforated-l2tlb.md's **decided** rows, as for DevTlb
 PERFORATED = {"idBits": 4, "paBits": 52, "latency": 4, "respQueue": 8, "invalPending": 2,
               "formalPorts": False, "bitmapSets": 1}
+MMU_FORMAL = {"guest": "sv39", "host": "sv39x4", "idBits": 2, "asidBits": 2, "vmidBits": 2, "ccidBits": 2,
+              "pcBits": 3, "paBits": 41, "l1Sets": 2, "l1Ways": 2, "l1Superpages": 2, "l2Sets": 4,
+              "l2Ways": 2, "l2Superpages": 2, "l2Storage": "flops", "l2Latency": 4, "guestPwcEntries": 2,
+              "hostPwcEntries": 2, "nestedTlbEntries": 2, "pmlContexts": 2, "pmlEntries": 4, "pmlIdBits": 2}
 NAMED = {
     "babelfish_l1": ("babelfish", {}),
     "babelfish_l1_noshare": ("babelfish", {"sharing": False}),
@@ -452,6 +505,9 @@ NAMED = {
                                          "sets2m": 2, "ways2m": 2, "bitmapEntries": 2, "pwcEntries": 2,
                                          "walkers": 2, "asidBits": 2, "idBits": 2, "paBits": 32,
                                          "respQueue": 6, "formalPorts": True}),
+    "mmu_rv": ("mmu", {}),
+    "mmu_x86": ("mmu", {"guest": "x86_64_4", "host": "ept4", "asidBits": 12}),
+    "mmu_formal": ("mmu", MMU_FORMAL),
 }
 
 

@@ -9,6 +9,7 @@ import xlat.walker.WalkerConfigs
 import xlat.devtlb.DevTlbConfigs
 import xlat.perforated.PerforatedConfigs
 import xlat.privcheck.PrivCheckConfigs
+import xlat.mmu.XlatMmuConfigs
 
 /** Command-line generator: a thin layer (scopt) over the blocks' [[BlockConfigs]], which hold
   * the named configurations; [[Emit]] writes each design.
@@ -33,7 +34,7 @@ object Generate {
     * (`privcheck` is test-only: no named configuration).
     */
   val blocks: Seq[BlockConfigs[_ <: Product]] =
-    Seq(BabelFishConfigs, WalkerConfigs, PmlConfigs, DevTlbConfigs, PerforatedConfigs, PrivCheckConfigs)
+    Seq(BabelFishConfigs, WalkerConfigs, PmlConfigs, DevTlbConfigs, PerforatedConfigs, XlatMmuConfigs, PrivCheckConfigs)
 
   /** Every block's named configurations. */
   def named: Seq[(String, () => Design)] = blocks.flatMap(_.namedDesigns)

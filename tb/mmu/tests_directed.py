@@ -1,0 +1,352 @@
+"""Directed cocotb tests of XlatMmu (docs/xlat-mmu.md, testplan).
+
+Translations and faults come from the walker's reference model (models.walker) run on the
+page-table builder's memory (xlat_tb.pagetables), never typed in; the level that answers
+(L1, L2, walk) follows from the requests before (the MMU serves one request at a time). Each
+test runs on every configuration; sizes (sets, ways) come from the manifest.
+"""
+
+from __future__ import annotations
+
+import os
+
+import cocotb
+
+from models.ptformats import MODE_BARE, MODE_BOTH, MODE_S1, MODE_S2
+from models.walker import WalkerConfig
+from xlat_tb.cycle import TbError
+from xlat_tb.manifest import load_manifest
+from xlat_tb.pagetables import Scenario
+from xlat_tb.seed import rng as seeded_rng
+
+from .mmu_env import (CSR_COUNTERS, CSR_CTRL, FAULT_ACCESS, FAULT_RESERVED, GVMA_VMID, HVVMA_ALL,
+                      SFENCE_ALL, SFENCE_ASID, SFENCE_VA, SRC_L1, SRC_L2, SRC_WALK, MmuEnv)
+
+LEAF = dict(r=1, w=1, x=1, u=1, a=1, d=1)
+
+
+def expect(cond: bool, msg: str):
+    if not cond:
+        raise TbError(msg)
+
+
+def params() -> dict:
+    return dict(load_manifest(os.environ["XLAT_MANIFEST"]).params)
+
+
+def scenario(name: str) -> Scenario:
+    return Scenario(WalkerConfig.from_params(params()), seeded_rng(name).randrange(1 << 30))
+
+
+async def setup(dut, name: str, s: Scenario | None) -> MmuEnv:
+    env = MmuEnv(dut, rng=seeded_rng(name), name=name, mem=s.mem if s is not None else None).start()
+    await env.reset()
+    return env
+
+
+def native(s: Scenario, vm, asid: int, va: int, level: int = 0):
+    """A stage-1-only mapping of ``va`` to a fresh host frame (A/D set); the walk request."""
+    nat = s.native_space(vm, asid)
+    nat.map(va, s.hpa.alloc(level), level, **LEAF)
+    t = s.s1_target(vm, asid, va)
+    return s.request(t, cmd=0, user=0)
+
+
+def two_stage(s: Scenario, vm, asid: int):
+    """A 4 KiB guest page over a 4 KiB host page at a fresh VA (A/D set); the walk request."""
+    if asid not in vm.spaces:
+        s.add_space(vm, asid)
+    t = s.add_region(vm, asid, 0, host_mode="4k", n_addrs=1, full=True)[0]
+    return s.request(t, cmd=0, user=0)
+
+
+def va_at(s: Scenario, k: int) -> int:
+    """A canonical guest VA in the lower half, 4 KiB page number ``k``."""
+    return k << 12
+
+
+# --------------------------------------------------------------------------- bare, bad input
+@cocotb.test()
+async def test_bare(dut):
+    """Mode 0: pa = va (the spec's rule), answered as L1 without a lookup or a walk; a va beyond
+    paBits is an access fault; the reserved command is answered at once with fault 4 in every
+    mode (counted in perf_badCmds)."""
+    env = await setup(dut, "bare", None)
+    pa_bits = int(env.p["paBits"])
+    for va in (0x1234, 0x7654_3210, (1 << pa_bits) - 8):
+        r = await env.translate(dict(va=va, mode=MODE_BARE, cmd=1))
+        expect((r["pa"], r["fault"], r["source"]) == (va >> 12, 0, SRC_L1), f"bare {va:#x}: {r}")
+    r = await env.translate(dict(va=1 << pa_bits, mode=MODE_BARE))
+    expect((r["fault"], r["source"]) == (FAULT_ACCESS, SRC_L1), f"bare beyond paBits: {r}")
+    for mode in (MODE_BARE, MODE_S1, MODE_S2, MODE_BOTH):
+        r = await env.translate(dict(va=0x5000, mode=mode, cmd=3))
+        expect((r["fault"], r["source"]) == (FAULT_RESERVED, SRC_L1), f"cmd 3 mode {mode}: {r}")
+    await env.settle()
+    expect(env.counter("bare") == 4 and env.counter("badCmds") == 4 and env.counter("walks") == 0,
+           f"counters bare {env.counter('bare')} badCmds {env.counter('badCmds')} walks {env.counter('walks')}")
+    expect(env.mem.log == [], "bare / cmd 3 requests touched memory")
+
+
+# --------------------------------------------------------------------------- the levels
+@cocotb.test()
+async def test_stage1_walk_then_l1_hit(dut):
+    """Stage 1 only: the first access walks (the model's translation), the second hits in L1
+    with the same answer, with no memory access."""
+    s = scenario("s1")
+    vm = s.add_vm(1)
+    env = await setup(dut, "s1", s)
+    req = env.mmu_req(native(s, vm, 3, va_at(s, 0x1234)))
+    await env.check(req, SRC_WALK, "first access")
+    n = len(env.mem.log)
+    await env.check(req, SRC_L1, "second access")
+    expect(len(env.mem.log) == n, "an L1 hit read memory")
+
+
+@cocotb.test()
+async def test_two_stage_walk(dut):
+    """Both stages, then stage 2 only (the same VM's GPA): each walks once, then hits in L1;
+    a stage-2-only entry (its VA is a GPA) never answers the two-stage request of the same
+    number, nor the reverse."""
+    s = scenario("2d")
+    vm = s.add_vm(1)
+    env = await setup(dut, "2d", s)
+    w = two_stage(s, vm, 1)
+    req = env.mmu_req(w)
+    await env.check(req, SRC_WALK, "2D walk")
+    await env.check(req, SRC_L1, "2D again")
+    gpa = s.vms[1].spaces[1].lookup(w.gva)[0]
+    s2 = dict(req, va=gpa, mode=MODE_S2)
+    await env.check(s2, SRC_WALK, "stage 2 only of the GPA")
+    await env.check(s2, SRC_L1, "stage 2 only again")
+    # the same number in the other mode: a guest VA equal to the GPA, mapped two-stage
+    sp = vm.spaces[1]
+    page = gpa & ~0xFFF
+    if s.G.address_ok(page) and sp.lookup(page) is None:
+        g2 = vm.gpa_alloc.alloc(0)
+        sp.map(page, g2, 0, **LEAF)
+        s.host_map_data(vm, g2, 0, full=True)
+        r = await env.check(dict(req, va=page), SRC_WALK, "2D request of the stage-2-only entry's number")
+        expect(r["pa"] != (await env.translate(s2))["pa"], "the two mappings have one frame: proves nothing")
+
+
+@cocotb.test()
+async def test_l2_hit_after_l1_eviction(dut):
+    """ways + 1 pages of one L1 set: filling them evicts one from L1 (it stays in L2); going
+    over them again, every answer is the model's, from L1 or L2, at least one from L2, and a
+    page that came from L2 is in L1 again (its next access hits L1)."""
+    s = scenario("evict")
+    vm = s.add_vm(1)
+    p = params()
+    sets, ways = int(p["l1Sets"]), int(p["l1Ways"])
+    env = await setup(dut, "evict", s)
+    reqs = [env.mmu_req(native(s, vm, 2, va_at(s, 0x40 * sets + i * sets))) for i in range(ways + 1)]
+    for i, r in enumerate(reqs):
+        await env.check(r, SRC_WALK, f"fill {i}")
+    from_l2 = []
+    for i, r in enumerate(reqs):
+        exp = env.expected(r)
+        got = await env.translate(r)
+        expect({k: got[k] for k in exp} == exp and got["source"] in (SRC_L1, SRC_L2),
+               f"page {i}: {got}, expected {exp} from L1 or L2")
+        if got["source"] == SRC_L2:
+            from_l2.append(i)
+            await env.check(r, SRC_L1, f"page {i} after its L2 hit")
+    expect(from_l2, f"no L2 hit after filling {ways + 1} pages into one {ways}-way L1 set")
+
+
+@cocotb.test()
+async def test_l2_hit_with_l1_disabled(dut):
+    """CTRL's L1 enable cleared: a translation filled before answers from L2, nothing is filled
+    into L1; enabled again, the L1 entry (filled before) answers."""
+    s = scenario("l1off")
+    vm = s.add_vm(1)
+    env = await setup(dut, "l1off", s)
+    req = env.mmu_req(native(s, vm, 1, va_at(s, 0x777)))
+    await env.check(req, SRC_WALK, "fill")
+    r = await env.csr_access(CSR_CTRL)
+    expect((r["rdata"], r["error"]) == (3, 0), f"CTRL reset value: {r}")
+    await env.csr_access(CSR_CTRL, write=1, wdata=2)
+    await env.check(req, SRC_L2, "L1 disabled")
+    await env.check(req, SRC_L2, "L1 disabled, again")
+    await env.csr_access(CSR_CTRL, write=1, wdata=3)
+    await env.check(req, SRC_L1, "L1 enabled again")
+    r = await env.csr_access(CSR_COUNTERS + 8 * 3)   # perf_l2Hits (MmuPerf order)
+    expect(r["rdata"] == 2 and r["error"] == 0, f"PERF_l2Hits over the CSR port: {r}")
+    r = await env.csr_access(CSR_COUNTERS + 8 * 3, write=1, wdata=5)
+    expect(r["error"] == 1, f"a write to a counter must answer error: {r}")
+
+
+# --------------------------------------------------------------------------- faults
+@cocotb.test()
+async def test_faults_not_filled(dut):
+    """A fault of each stage (stage 1: a stage-1-only VA not mapped; stage 2: a stage-2-only GPA
+    not mapped, and a two-stage walk whose data GPA is not mapped by the host) is the model's
+    fault with faultStage and faultGpa, and is not filled: the next access walks again."""
+    s = scenario("faults")
+    vm = s.add_vm(1)
+    s.add_space(vm, 1)
+    env = await setup(dut, "faults", s)
+    ok = two_stage(s, vm, 1)
+    base = env.mmu_req(ok)
+    # stage 1 only, not mapped
+    nat = s.native_space(vm, 1)
+    va = va_at(s, 0x3456)
+    expect(nat.lookup(va) is None, "va already mapped")
+    f1 = dict(base, va=va, mode=MODE_S1, s1Root=nat.root >> 12)
+    # stage 2 only, a GPA not mapped
+    gpa = vm.gpa_alloc.alloc(0) | 0x238
+    f2 = dict(base, va=gpa, mode=MODE_S2)
+    # two stages: the guest maps the page, the host does not map its GPA
+    gva = s.random_va_block(vm, 1, 0)
+    vm.spaces[1].map(gva, vm.gpa_alloc.alloc(0), 0, **LEAF)
+    f3 = dict(base, va=gva | 0x18)
+    for what, r in (("stage-1 fault", f1), ("stage-2 fault", f2), ("2D host fault", f3)):
+        exp = env.expected(r)
+        expect(exp["fault"] != 0, f"{what}: the model does not fault")
+        await env.check(r, SRC_WALK, what)
+        await env.check(r, SRC_WALK, what + ", again (not filled)")
+    await env.settle()
+    expect(env.counter("pageFaults") == 2 and env.counter("guestPageFaults") == 4,
+           f"fault counters {env.counter('pageFaults')} / {env.counter('guestPageFaults')}")
+
+
+# --------------------------------------------------------------------------- fences
+async def _remap_s1(env, s, vm, asid, va):
+    """Map ``va`` (stage 1 only) to a new frame."""
+    nat = s.native_space(vm, asid)
+    nat.poke(va, 0, s.G.encode_leaf(s.hpa.alloc(0), 0, **LEAF))
+
+
+async def _fence_case(dut, name, kind, *, same_asid=True):
+    s = scenario(name)
+    vm = s.add_vm(1)
+    env = await setup(dut, name, s)
+    va = va_at(s, 0x2345)
+    req = env.mmu_req(native(s, vm, 1, va))
+    old = await env.check(req, SRC_WALK, "fill")
+    await env.check(req, SRC_L1, "cached")
+    await _remap_s1(env, s, vm, 1, va)
+    r = await env.translate(req)
+    expect(r["source"] == SRC_L1 and r["pa"] == old["pa"], f"before the fence the L1 entry answers: {r}")
+    await env.do_fence(kind, va=va, asid=1, vmid=0)
+    new = await env.check(req, SRC_WALK, f"after fence kind {kind}")
+    expect(new["pa"] != old["pa"], "the remapped page has the old frame")
+    await env.check(req, SRC_L1, "refilled")
+    return env, s, vm
+
+
+@cocotb.test()
+async def test_fence_sfence_all(dut):
+    """sfence.vma x0, x0 after a page-table change: the next access walks and sees the change."""
+    await _fence_case(dut, "fence_all", SFENCE_ALL)
+
+
+@cocotb.test()
+async def test_fence_sfence_asid(dut):
+    """sfence.vma x0, asid: the asid's entries go (the next access walks and sees the change)."""
+    await _fence_case(dut, "fence_asid", SFENCE_ASID)
+
+
+@cocotb.test()
+async def test_fence_sfence_va(dut):
+    """sfence.vma va, x0: the page's entries go (the next access walks and sees the change)."""
+    await _fence_case(dut, "fence_va", SFENCE_VA)
+
+
+@cocotb.test()
+async def test_fence_hfence_gvma_vmid(dut):
+    """hfence.gvma x0, vmid after the host table of a two-stage page changed: the next access
+    walks and sees the new host frame; a stage-1-only entry (another context) still hits."""
+    s = scenario("gvma")
+    vm = s.add_vm(1)
+    env = await setup(dut, "gvma", s)
+    w = two_stage(s, vm, 1)
+    req = env.mmu_req(w)
+    n1 = env.mmu_req(native(s, vm, 1, va_at(s, 0x999)))
+    old = await env.check(req, SRC_WALK, "fill")
+    await env.check(n1, SRC_WALK, "fill stage 1 only")
+    gpa = vm.spaces[1].lookup(w.gva)[0]
+    vm.host.poke(gpa, 0, s.H.encode_leaf(s.hpa.alloc(0), 0, **LEAF))
+    r = await env.translate(req)
+    expect(r["source"] == SRC_L1 and r["pa"] == old["pa"], f"before the fence the L1 entry answers: {r}")
+    await env.do_fence(GVMA_VMID, vmid=1)
+    new = await env.check(req, SRC_WALK, "after hfence.gvma vmid")
+    expect(new["pa"] != old["pa"], "the host remap did not change the frame")
+    await env.check(n1, SRC_L1, "stage-1-only entry after hfence.gvma of a VM")
+
+
+@cocotb.test()
+async def test_fence_same_cycle_as_request(dut):
+    """A fence and a request offered in one cycle: the fence is accepted first (docs/xlat-mmu.md,
+    same-cycle order), so the request sees the invalidation: it walks."""
+    s = scenario("fence_cycle")
+    vm = s.add_vm(1)
+    env = await setup(dut, "fence_cycle", s)
+    req = env.mmu_req(native(s, vm, 1, va_at(s, 0x4321)))
+    await env.check(req, SRC_WALK, "fill")
+    await env.check(req, SRC_L1, "cached")
+    n, nd = len(env.resps), env.fence_done
+    env.fence.send(dict(kind=SFENCE_ALL))
+    req2 = dict(req, id=7 % (1 << int(env.p["idBits"])))
+    exp = env.expected(req2)
+    env.req.send(req2)
+    await env.loop.wait_until(lambda: len(env.resps) > n, 4000, "the response")
+    r = env.resps[n]
+    expect(env.fence_done == nd + 1, "fenceDone did not pulse before the response")
+    expect(r["source"] == SRC_WALK and r["pa"] == exp["pa"], f"request after a same-cycle fence: {r}")
+
+
+# --------------------------------------------------------------------------- isolation
+@cocotb.test()
+async def test_two_vms_same_va(dut):
+    """Two VMs map one guest VA (same asid) to different frames: neither is ever answered with
+    the other's translation, at L1 (the first VM's entry is there) or after."""
+    s = scenario("vms")
+    vm1, vm2 = s.add_vm(1), s.add_vm(2)
+    env = await setup(dut, "vms", s)
+    w1 = two_stage(s, vm1, 1)
+    s.add_space(vm2, 1)
+    page = w1.gva & ~0xFFF
+    gpa2 = vm2.gpa_alloc.alloc(0)
+    vm2.spaces[1].map(page, gpa2, 0, **LEAF)
+    s.host_map_data(vm2, gpa2, 0, full=True)
+    r1 = env.mmu_req(w1)
+    r2 = dict(r1, vmid=2, s1Root=vm2.spaces[1].root >> 12, s2Root=vm2.hRoot)
+    a = await env.check(r1, SRC_WALK, "VM 1")
+    b = await env.check(r2, SRC_WALK, "VM 2, same VA (VM 1's entry is in L1)")
+    expect(a["pa"] != b["pa"], "the two VMs' frames are equal: the test proves nothing")
+    await env.check(r1, SRC_L1, "VM 1 again")
+    await env.check(r2, SRC_L1, "VM 2 again")
+    # a VM's hfence.vvma removes only its own entries
+    await env.do_fence(HVVMA_ALL, vmid=2)
+    await env.check(r1, SRC_L1, "VM 1 after VM 2's hfence.vvma")
+    await env.check(r2, SRC_WALK, "VM 2 after its hfence.vvma")
+
+
+# --------------------------------------------------------------------------- bad input
+@cocotb.test()
+async def test_bad_inputs(dut):
+    """Bad input, each with its defined response and counter (docs/xlat-mmu.md): a fence kind
+    above 12 acts as hfence.gvma all (the next access walks), `fenceDone` pulses,
+    perf_badFences; a memory response whose id names no source's id range is dropped,
+    perf_badMemResps; a CSR access to an unmapped MMU offset or a write of a counter answers
+    error, perf_badCsrs."""
+    s = scenario("bad")
+    vm = s.add_vm(1)
+    env = await setup(dut, "bad", s)
+    req = env.mmu_req(native(s, vm, 1, va_at(s, 0x1111)))
+    await env.check(req, SRC_WALK, "fill")
+    await env.check(req, SRC_L1, "cached")
+    await env.do_fence(15)
+    await env.check(req, SRC_WALK, "after a bad fence kind (acts as all)")
+    # id = {source 0 (walker), low bits 2}: the walker's id is 1 bit wide
+    env.mem.inject_response(2)
+    await env.settle(6)
+    r = await env.csr_access(CSR_CTRL + 8)
+    expect(r["error"] == 1 and r["rdata"] == 0, f"unmapped MMU CSR offset: {r}")
+    r = await env.csr_access(CSR_COUNTERS, write=1, wdata=1)
+    expect(r["error"] == 1, f"a counter write: {r}")
+    await env.settle()
+    got = {c: env.counter(c) for c in ("badFences", "badMemResps", "badCsrs", "fences")}
+    expect(got == dict(badFences=1, badMemResps=1, badCsrs=2, fences=1), f"counters {got}")
+    await env.check(req, SRC_L1, "the MMU still works")
