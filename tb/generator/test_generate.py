@@ -55,7 +55,7 @@ MMU_PORTS = (
                                  "pcIdxValid", "s1Root", "s2Root")]
     + [f"req_bits_flags_{f}" for f in ("sum", "mxr", "vmxr", "wp", "smep", "smap", "nxe")]
     + [f"resp_bits_{f}" for f in ("id", "pa", "pageSize", "fault", "faultStage", "faultGpa", "source")]
-    + [f"fence_bits_{f}" for f in ("kind", "va", "asid", "vmid", "ccid")]
+    + [f"fence_bits_{f}" for f in ("kind", "vpn", "asid", "vmid", "ccid")]
     + [f"mem_req_bits_{f}" for f in ("id", "addr", "write", "wdata", "wmask")]
     + [f"mem_resp_bits_{f}" for f in ("id", "rdata", "error")]
     + [f"csr_req_bits_{f}" for f in ("addr", "write", "wdata")] + ["csr_resp_bits_rdata", "csr_resp_bits_error"]
@@ -155,6 +155,7 @@ def test_named_config_emitted(config):
         assert ports["req_bits_va"]["width"] == 64 and ports["req_bits_mode"]["width"] == 2
         assert ports["resp_bits_pa"]["width"] == pr["paBits"] - 12 == ports["req_bits_s2Root"]["width"]
         assert ports["req_bits_vmid"]["width"] == pr["vmidBits"] and d["ctxBits"] == pr["vmidBits"] + 2
+        assert ports["fence_bits_vpn"]["width"] == d["vpnBits"] == max(d["gpaBits"], 48 if pr["guest"] in ("sv48", "x86_64_4") else 39 if pr["guest"] == "sv39" else 57) - 12
         # one memory port: the source (walker 0, PmlLogger 1) above the wider source id
         assert ports["mem_req_bits_id"]["width"] == d["memIdBits"] == max(1, pr["pmlIdBits"]) + 1
         assert ports["mem_req_bits_addr"]["width"] == pr["paBits"]

@@ -128,7 +128,8 @@ class MmuEnv:
     async def do_fence(self, kind: int, *, va: int = 0, asid: int = 0, vmid: int = 0, ccid: int = 0,
                        timeout: int = 2000):
         n = self.fence_done
-        self.fence.send(dict(kind=kind, va=va, asid=asid, vmid=vmid, ccid=ccid))
+        vpn = (va >> 12) & ((1 << int(self.man.derived["vpnBits"])) - 1)
+        self.fence.send(dict(kind=kind, vpn=vpn, asid=asid, vmid=vmid, ccid=ccid))
         await self.loop.wait_until(lambda: self.fence_done > n, timeout, f"fenceDone of fence kind {kind}")
         if self.fence_done != n + 1:
             raise TbError(f"fence kind {kind}: {self.fence_done - n} fenceDone pulses")

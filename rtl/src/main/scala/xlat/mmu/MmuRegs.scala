@@ -49,9 +49,10 @@ class MmuCsr(counters: Seq[UInt]) {
     val r = RegNext(req.valid, false.B)
     val addr = RegEnable(req.bits.addr, req.valid)
     val write = RegEnable(req.bits.write, req.valid)
-    val wdata = RegEnable(req.bits.wdata, req.valid)
+    // CTRL is the only writable register: its two bits are all a write keeps
+    val wdata = RegEnable(req.bits.wdata(1, 0), req.valid)
     val isCtrl = addr === MmuRegs.ctrl.U
-    val idx = (addr - MmuRegs.counterBase.U) >> 3
+    val idx = addr(15, 3) - (MmuRegs.counterBase >> 3).U
     val isCounter = addr >= MmuRegs.counterBase.U && addr < (MmuRegs.counterBase + 8 * counters.size).U && addr(2, 0) === 0.U
     bad := r && !(isCtrl || (isCounter && !write))
     when(r && isCtrl && write) {

@@ -270,7 +270,7 @@ class XlatMmu(val p: XlatMmuParams) extends Module {
   for ((t, sent) <- Seq((l1, l1Sent), (l2, l2Sent))) {
     t.io.inval.valid := sending && !sent
     t.io.inval.bits.kind := inv.kind
-    t.io.inval.bits.vpn := fenceReg.va(p.vpnBits + 11, 12)
+    t.io.inval.bits.vpn := fenceReg.vpn
     t.io.inval.bits.pcid := fenceReg.asid
     t.io.inval.bits.ccid := fenceReg.ccid
     t.io.inval.bits.vmid := inv.ctx
@@ -302,7 +302,7 @@ class XlatMmu(val p: XlatMmuParams) extends Module {
   pml.io.dirty.valid := walker.io.dirty.valid
   walker.io.dirty.ready := pml.io.dirty.ready
   pml.io.dirty.bits.gpa := walker.io.dirty.bits.gpa
-  pml.io.dirty.bits.gva := walker.io.dirty.bits.gva(p.pml.vaBits - 13, 0)
+  pml.io.dirty.bits.gva := walker.io.dirty.bits.gva
   pml.io.dirty.bits.vmid := walker.io.dirty.bits.vmid
   pml.io.dirty.bits.asid := walker.io.dirty.bits.asid
   io.exit <> pml.io.exit

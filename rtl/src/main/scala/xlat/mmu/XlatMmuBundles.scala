@@ -64,8 +64,9 @@ class MmuResp(p: XlatMmuParams) extends Bundle {
 class MmuFence(p: XlatMmuParams) extends Bundle {
   /** [[FenceKind]]. */
   val kind = UInt(FenceKind.width.W)
-  /** The address of the va / gpa kinds, bytes. */
-  val va = UInt(64.W)
+  /** The page of the va / gpa kinds: `va >> 12`, the TLBs' `vpnBits` low bits of it (no
+    * unused port bits: a page offset or bits the TLBs do not tag would be ignored anyway). */
+  val vpn = UInt(p.vpnBits.W)
   val asid = UInt(p.asidBits.W)
   val vmid = UInt(p.vmidBits.W)
   val ccid = UInt(p.ccidBits.W)

@@ -91,8 +91,9 @@ case class XlatMmuParams(
     guest = guest, host = host, walkers = 1, guestPwcEntries = guestPwcEntries, hostPwcEntries = hostPwcEntries,
     nestedTlbEntries = nestedTlbEntries, adUpdate = adUpdate, idBits = 1, asidBits = asidBits, vmidBits = vmidBits,
     paBits = paBits)
+  /** vaBits 64: PmlLogger takes the walker's 52-bit GVA page number whole. */
   val pml: PmlParams = PmlParams(
-    contexts = pmlContexts, paBits = paBits, vaBits = (g.inputBits.max(gpaBits)).max(39), entries = pmlEntries,
+    contexts = pmlContexts, paBits = paBits, vaBits = 64, entries = pmlEntries,
     dedupEntries = pmlDedupEntries, idBits = pmlIdBits, vmidBits = vmidBits, asidBits = asidBits)
   /** Root page numbers as the walker takes them. */
   val s1RootBits: Int = walker.rootBits - 12
