@@ -16,7 +16,7 @@ import os
 from cocotb.clock import Clock
 
 from models.privcheck import FLAGS as PRIV_FLAGS
-from models.ptformats import MODE_BARE, MODE_S1, MODE_S2
+from models.ptformats import MODE_S1
 from models.walker import F_ADDR, F_BUS, F_GUEST, F_HOST, F_NONE, F_RSVD, WalkerConfig, WalkRequest, walk
 from xlat_tb.cycle import CycleLoop, TbError
 from xlat_tb.drivers import DecoupledSource, ReadyDriver

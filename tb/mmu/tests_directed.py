@@ -65,6 +65,18 @@ def va_at(s: Scenario, k: int) -> int:
     return k << 12
 
 
+async def cached_native(dut, name: str, page: int):
+    """A stage-1-only page of VM 1, asid 1, walked once and then hit in L1: (env, scenario, vm,
+    request, the walk's response)."""
+    s = scenario(name)
+    vm = s.add_vm(1)
+    env = await setup(dut, name, s)
+    req = env.mmu_req(native(s, vm, 1, va_at(s, page)))
+    first = await env.check(req, SRC_WALK, "fill")
+    await env.check(req, SRC_L1, "cached")
+    return env, s, vm, req, first
+
+
 # --------------------------------------------------------------------------- bare, bad input
 @cocotb.test()
 async def test_bare(dut):
@@ -92,13 +104,9 @@ async def test_bare(dut):
 async def test_stage1_walk_then_l1_hit(dut):
     """Stage 1 only: the first access walks (the model's translation), the second hits in L1
     with the same answer, with no memory access."""
-    s = scenario("s1")
-    vm = s.add_vm(1)
-    env = await setup(dut, "s1", s)
-    req = env.mmu_req(native(s, vm, 3, va_at(s, 0x1234)))
-    await env.check(req, SRC_WALK, "first access")
+    env, s, vm, req, _ = await cached_native(dut, "s1", 0x1234)
     n = len(env.mem.log)
-    await env.check(req, SRC_L1, "second access")
+    await env.check(req, SRC_L1, "third access")
     expect(len(env.mem.log) == n, "an L1 hit read memory")
 
 
@@ -218,13 +226,8 @@ async def _remap_s1(env, s, vm, asid, va):
 
 
 async def _fence_case(dut, name, kind, *, same_asid=True):
-    s = scenario(name)
-    vm = s.add_vm(1)
-    env = await setup(dut, name, s)
-    va = va_at(s, 0x2345)
-    req = env.mmu_req(native(s, vm, 1, va))
-    old = await env.check(req, SRC_WALK, "fill")
-    await env.check(req, SRC_L1, "cached")
+    env, s, vm, req, old = await cached_native(dut, name, 0x2345)
+    va = req["va"]
     await _remap_s1(env, s, vm, 1, va)
     r = await env.translate(req)
     expect(r["source"] == SRC_L1 and r["pa"] == old["pa"], f"before the fence the L1 entry answers: {r}")
@@ -279,12 +282,7 @@ async def test_fence_hfence_gvma_vmid(dut):
 async def test_fence_same_cycle_as_request(dut):
     """A fence and a request offered in one cycle: the fence is accepted first (docs/xlat-mmu.md,
     same-cycle order), so the request sees the invalidation: it walks."""
-    s = scenario("fence_cycle")
-    vm = s.add_vm(1)
-    env = await setup(dut, "fence_cycle", s)
-    req = env.mmu_req(native(s, vm, 1, va_at(s, 0x4321)))
-    await env.check(req, SRC_WALK, "fill")
-    await env.check(req, SRC_L1, "cached")
+    env, s, vm, req, _ = await cached_native(dut, "fence_cycle", 0x4321)
     n, nd = len(env.resps), env.fence_done
     env.fence.send(dict(kind=SFENCE_ALL))
     req2 = dict(req, id=7 % (1 << int(env.p["idBits"])))
@@ -331,12 +329,7 @@ async def test_bad_inputs(dut):
     perf_badFences; a memory response whose id names no source's id range is dropped,
     perf_badMemResps; a CSR access to an unmapped MMU offset or a write of a counter answers
     error, perf_badCsrs."""
-    s = scenario("bad")
-    vm = s.add_vm(1)
-    env = await setup(dut, "bad", s)
-    req = env.mmu_req(native(s, vm, 1, va_at(s, 0x1111)))
-    await env.check(req, SRC_WALK, "fill")
-    await env.check(req, SRC_L1, "cached")
+    env, s, vm, req, _ = await cached_native(dut, "bad", 0x1111)
     await env.do_fence(15)
     await env.check(req, SRC_WALK, "after a bad fence kind (acts as all)")
     # id = {source 0 (walker), low bits 2}: the walker's id is 1 bit wide
