@@ -343,3 +343,63 @@ async def test_bad_inputs(dut):
     got = {c: env.counter(c) for c in ("badFences", "badMemResps", "badCsrs", "fences")}
     expect(got == dict(badFences=1, badMemResps=1, badCsrs=2, fences=1), f"counters {got}")
     await env.check(req, SRC_L1, "the MMU still works")
+
+
+# --------------------------------------------------------------------------- hits the check refuses
+def csr_offset(env, name: str) -> int:
+    """A register's offset from the manifest's CSR map (docs/xlat-mmu.md, decided 8)."""
+    return {r["name"]: r["offset"] for r in env.man.raw["registers"]}[name]
+
+
+@cocotb.test()
+async def test_write_to_clean_page_walks(dut):
+    """A page read first (filled with D = 0), then written: the write hit finds D clear, so it
+    walks (perf_dirtyMisses; the walk sets D in memory as the model says), is refilled with
+    D = 1, and the next write hits L1. Two stages with the host leaf's D clear: the walk's dirty
+    event reaches PmlLogger (the walker's dirtyEvents counter over the CSR port)."""
+    s = scenario("clean")
+    vm = s.add_vm(1)
+    env = await setup(dut, "clean", s)
+    va = va_at(s, 0x5555)
+    s.native_space(vm, 1).map(va, s.hpa.alloc(0), 0, **dict(LEAF, d=0))
+    rd = env.mmu_req(s.request(s.s1_target(vm, 1, va), cmd=0, user=0))
+    wr = dict(rd, cmd=1)
+    await env.check(rd, SRC_WALK, "read of a clean page")
+    await env.check(wr, SRC_WALK, "write hit on a clean entry: walks")
+    await env.check(wr, SRC_L1, "write after the refill")
+    await env.settle()
+    # counted per level: the clean entry is in L1 and in L2
+    expect(env.counter("dirtyMisses") == 2, f"perf_dirtyMisses {env.counter('dirtyMisses')}")
+    # two stages, the host leaf of the data page with D clear
+    s.add_space(vm, 2)
+    t = s.add_region(vm, 2, 0, host_mode="4k", n_addrs=1, full=True)[0]
+    gpa = vm.spaces[2].lookup(t.gva)[0]
+    hpa = vm.host.lookup(gpa)[0]
+    vm.host.poke(gpa, 0, s.H.encode_leaf(hpa & ~0xFFF, 0, **dict(LEAF, d=0)))
+    w2 = dict(env.mmu_req(s.request(t, cmd=0, user=0)), cmd=1)
+    await env.check(w2, SRC_WALK, "2D write to a page whose host D is clear")
+    await env.settle()
+    r = await env.csr_access(csr_offset(env, "PERF_walker_dirtyEvents"))
+    expect(r["rdata"] == 1 and r["error"] == 0, f"walker dirty events through the MMU: {r}")
+
+
+@cocotb.test()
+async def test_denied_hit_walks(dut):
+    """A read-only page: the read fills, a write hits but PrivCheck refuses it, so it walks and
+    answers the walk's fault (perf_permMisses, per level), not filled; the read still hits L1."""
+    s = scenario("denied")
+    vm = s.add_vm(1)
+    env = await setup(dut, "denied", s)
+    va = va_at(s, 0x6666)
+    s.native_space(vm, 1).map(va, s.hpa.alloc(0), 0, **dict(LEAF, w=0))
+    # a user access (an x86 supervisor may write a read-only page with CR0.WP = 0)
+    rd = env.mmu_req(s.request(s.s1_target(vm, 1, va), cmd=0, user=1))
+    wr = dict(rd, cmd=1)
+    await env.check(rd, SRC_WALK, "read")
+    expect(env.expected(wr)["fault"] != 0, "the model allows a write to a read-only page")
+    await env.check(wr, SRC_WALK, "write refused on the hit: walks, faults")
+    await env.check(wr, SRC_WALK, "again: the fault was not filled")
+    await env.check(rd, SRC_L1, "the read still hits")
+    await env.settle()
+    # counted per level: each refused write is refused by L1 and by L2
+    expect(env.counter("permMisses") == 4, f"perf_permMisses {env.counter('permMisses')}")
