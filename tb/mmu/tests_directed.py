@@ -346,6 +346,18 @@ async def test_bad_inputs(dut):
 
 
 # --------------------------------------------------------------------------- hits the check refuses
+async def native_rw(dut, name: str, page: int, user: int, **leaf):
+    """A stage-1-only page of VM 1, asid 1 with the leaf bits ``leaf`` changed from LEAF: (env,
+    scenario, vm, the read request, the write request)."""
+    s = scenario(name)
+    vm = s.add_vm(1)
+    env = await setup(dut, name, s)
+    va = va_at(s, page)
+    s.native_space(vm, 1).map(va, s.hpa.alloc(0), 0, **dict(LEAF, **leaf))
+    rd = env.mmu_req(s.request(s.s1_target(vm, 1, va), cmd=0, user=user))
+    return env, s, vm, rd, dict(rd, cmd=1)
+
+
 def csr_offset(env, name: str) -> int:
     """A register's offset from the manifest's CSR map (docs/xlat-mmu.md, decided 8)."""
     return {r["name"]: r["offset"] for r in env.man.raw["registers"]}[name]
@@ -357,13 +369,7 @@ async def test_write_to_clean_page_walks(dut):
     walks (perf_dirtyMisses; the walk sets D in memory as the model says), is refilled with
     D = 1, and the next write hits L1. Two stages with the host leaf's D clear: the walk's dirty
     event reaches PmlLogger (the walker's dirtyEvents counter over the CSR port)."""
-    s = scenario("clean")
-    vm = s.add_vm(1)
-    env = await setup(dut, "clean", s)
-    va = va_at(s, 0x5555)
-    s.native_space(vm, 1).map(va, s.hpa.alloc(0), 0, **dict(LEAF, d=0))
-    rd = env.mmu_req(s.request(s.s1_target(vm, 1, va), cmd=0, user=0))
-    wr = dict(rd, cmd=1)
+    env, s, vm, rd, wr = await native_rw(dut, "clean", 0x5555, 0, d=0)
     await env.check(rd, SRC_WALK, "read of a clean page")
     await env.check(wr, SRC_WALK, "write hit on a clean entry: walks")
     await env.check(wr, SRC_L1, "write after the refill")
@@ -387,14 +393,8 @@ async def test_write_to_clean_page_walks(dut):
 async def test_denied_hit_walks(dut):
     """A read-only page: the read fills, a write hits but PrivCheck refuses it, so it walks and
     answers the walk's fault (perf_permMisses, per level), not filled; the read still hits L1."""
-    s = scenario("denied")
-    vm = s.add_vm(1)
-    env = await setup(dut, "denied", s)
-    va = va_at(s, 0x6666)
-    s.native_space(vm, 1).map(va, s.hpa.alloc(0), 0, **dict(LEAF, w=0))
     # a user access (an x86 supervisor may write a read-only page with CR0.WP = 0)
-    rd = env.mmu_req(s.request(s.s1_target(vm, 1, va), cmd=0, user=1))
-    wr = dict(rd, cmd=1)
+    env, s, vm, rd, wr = await native_rw(dut, "denied", 0x6666, 1, w=0)
     await env.check(rd, SRC_WALK, "read")
     expect(env.expected(wr)["fault"] != 0, "the model allows a write to a read-only page")
     await env.check(wr, SRC_WALK, "write refused on the hit: walks, faults")
