@@ -1,0 +1,575 @@
+"""Reference model of XlatMmu, composed of the blocks' reference models (docs/xlat-mmu.md is
+the contract; its "Decided in the model" section lists what this file decides).
+
+Why composed and not new: the MMU's behaviour is the blocks' behaviour plus the glue the docs
+page decides (the TLB context tag, which block a fence reaches, what a fill carries). Each
+block's model is already checked against its block, so only the glue is written here:
+
+* L1 and L2: two ``models.babelfish.BabelFishModel`` with ``vmidBits`` = the MMU's + 2, their
+  VMID tag holding the context ``ctx = {modeClass, vmid}`` (``ctx_of``);
+* the walker: ``models.walker.walk`` on the shared ``SparseMemory`` (cache-less: the RTL's
+  walker caches change which memory accesses happen, never a translation, as long as software
+  fences what it changes);
+* the permission check of a hit: the walker's own two checks (``WalkRequest.guest_denies``,
+  ``models.walker.host_denies``) on the entry's stored stage-1 and stage-2 permissions;
+* PmlLogger: ``models.pml.PmlModel`` fed with the walks' dirty events, its writes issued at
+  once by its reference arbiter into the same memory.
+
+Transaction API (the cocotb scoreboard's):
+
+    mmu = XlatMmuModel(mmu_rv(), mem=scenario.mem)
+    resp = mmu.request(Request(id=1, va=..., cmd=0, mode=MODE_BOTH, asid=..., vmid=...,
+                               s1Root=..., s2Root=...))   # Response: ppn, fault, source, ...
+    mmu.last                  # Outcome of that request: lookups, walk, fills, writes, events
+    plan = mmu.fence(Fence("hfence_gvma_vmid", vmid=2))   # FencePlan: what each block got
+    mmu.csr(addr, write, wdata)                           # PmlLogger's registers (0x000-0x0ff)
+    mmu.counters()            # mmu_*, l1_*, l2_*, pml_* counters
+
+Order (an assumption about the RTL, docs "Decided in the model"): the model serves each
+request whole, lookups, walk and fills, before the next one, in acceptance order, and a fence
+after every earlier request (the RTL drains before a fence). The translation of a response
+(``Response.translation``) does not depend on that order; ``source`` and the counters are exact
+only when the RTL has one request in flight at a time (with more, a later request may miss
+where the model hits because an earlier walk has not filled yet, or evict differently).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import privcheck
+from .babelfish import PAGE_LOW_BITS, PS_1G, BabelFishModel, BabelFishParams, LookupResult
+from .pml import PmlModel, PmlParams
+from .ptformats import (CMD_RESERVED, CMD_WRITE, MODE_BARE, MODE_BOTH, MODE_S1, MODE_S2)
+from .walker import (F_ADDR, F_RSVD, SparseMemory, WalkerConfig, WalkRequest, WalkResult,
+                     host_denies, walk)
+
+SRC_L1, SRC_L2, SRC_WALK = 0, 1, 2
+SOURCE_NAMES = {SRC_L1: "L1", SRC_L2: "L2", SRC_WALK: "walk"}
+
+# ctx = {modeClass, vmid}: modeClass is the request's mode (docs "Contexts in the TLBs")
+CLASS_S1, CLASS_S2, CLASS_BOTH = MODE_S1, MODE_S2, MODE_BOTH
+
+# BabelFish invalidation kinds with a VMID tag (docs/babelfish-tlb.md "Invalidation")
+INV_ALL, INV_PCID, INV_CCID, INV_PAGE_PCID, INV_PAGE_CCID, INV_VMID, INV_PAGE_VMID = \
+    0, 2, 3, 4, 5, 6, 7
+# NestedWalker flush kinds (docs/nested-walker.md "Caches")
+FLUSH_ALL, FLUSH_VMID, FLUSH_VMID_ASID = 0, 1, 2
+
+# Fence kinds, by code (the spec's `fence` channel; the codes are the model's until the RTL's
+# bundle fixes them: the lead reconciles). Operands: va, asid, vmid, ccid, virt.
+FENCE_KINDS = (
+    "sfence_all", "sfence_asid", "sfence_va", "sfence_va_asid",
+    "hfence_vvma_all", "hfence_vvma_asid", "hfence_vvma_va", "hfence_vvma_va_asid",
+    "hfence_gvma_all", "hfence_gvma_vmid", "hfence_gvma_gpa_vmid",
+    "invlpg", "invpcid_addr", "invpcid_single", "invpcid_all",
+    "invept_single", "invept_global",
+    "ccid_page", "ccid_all",
+)
+FENCE_CODE = {name: i for i, name in enumerate(FENCE_KINDS)}
+
+
+# ----------------------------------------------------------------------------- parameters
+@dataclass(frozen=True)
+class XlatMmuParams:
+    """The blocks' parameters and the MMU's widths (mirrors the RTL's case class).
+
+    ``l1`` / ``l2``: BabelFish parameters whose ``vmidBits`` is ``vmidBits`` + 2 (the ctx tag)
+    and whose VPN covers every mode's address; ``walker``: the walker's formats, A/D mode and
+    paBits (its cache sizes change no translation: ``walkerParams`` keeps them for the record);
+    ``pml``: PmlLogger's."""
+    l1: BabelFishParams
+    l2: BabelFishParams
+    walker: WalkerConfig
+    pml: PmlParams
+    vmidBits: int = 8
+    asidBits: int = 16
+    ccidBits: int = 12
+    walkerParams: tuple = ()
+
+    def __post_init__(self):
+        need_vpn = max(self.walker.G.input_bits, self.walker.gpaBits) - 12
+        for name in ("l1", "l2"):
+            b: BabelFishParams = getattr(self, name)
+            if b.vmidBits != self.vmidBits + 2:
+                raise ValueError(f"{name}.vmidBits must be vmidBits + 2 = {self.vmidBits + 2}, "
+                                 f"got {b.vmidBits}")
+            if b.vpnBits < need_vpn:
+                raise ValueError(f"{name}.vpnBits must be >= {need_vpn} (the widest address "
+                                 f"of a mode), got {b.vpnBits}")
+            if b.ppnBits != self.walker.paBits - 12:
+                raise ValueError(f"{name}.ppnBits must be paBits - 12 = "
+                                 f"{self.walker.paBits - 12}, got {b.ppnBits}")
+            if b.pcidBits < self.asidBits or b.ccidBits < self.ccidBits:
+                raise ValueError(f"{name}: pcidBits / ccidBits must hold asidBits / ccidBits")
+        if not 1 <= self.vmidBits <= 14:
+            raise ValueError(f"vmidBits must be 1..14 (the TLBs' tag is vmidBits + 2 <= 16), "
+                             f"got {self.vmidBits}")
+
+    @property
+    def paBits(self) -> int:
+        return self.walker.paBits
+
+
+def make_params(*, guest: str, host: str, paBits: int, vmidBits: int, asidBits: int,
+                ccidBits: int, pcBits: int, l1: dict, l2: dict, pml: dict,
+                adUpdate: str = "hardware", walkerParams: dict | None = None) -> XlatMmuParams:
+    """An XlatMmuParams whose TLB widths follow from the walker's formats and the MMU's
+    widths (vpnBits, ppnBits, the ctx tag); ``l1`` / ``l2`` give the geometry."""
+    w = WalkerConfig(guest=guest, host=host, adUpdate=adUpdate, paBits=paBits)
+    vpn = max(w.G.input_bits, w.gpaBits) - 12
+    common = dict(vpnBits=vpn, ppnBits=paBits - 12, pcidBits=asidBits, ccidBits=ccidBits,
+                  pcBits=pcBits, vmidBits=vmidBits + 2)
+    return XlatMmuParams(
+        l1=BabelFishParams(**{**common, **l1}), l2=BabelFishParams(**{**common, **l2}),
+        walker=w, pml=PmlParams(**{"paBits": paBits, "vmidBits": 16, "asidBits": 16, **pml}),
+        vmidBits=vmidBits, asidBits=asidBits, ccidBits=ccidBits,
+        walkerParams=tuple(sorted((walkerParams or {}).items())))
+
+
+L1_GEOMETRY = dict(sets=16, ways=4, superpageEntries=8, storage="flops", latency=4)   # babelfish_l1
+L2_GEOMETRY = dict(sets=128, ways=12, superpageEntries=16, storage="sram", latency=6)  # babelfish_l2
+
+
+def mmu_rv(**kw) -> XlatMmuParams:
+    """RISC-V with the H extension: Sv48 over Sv48x4 (walker_rv48), babelfish_l1 / _l2
+    geometry, pml_default. Widths are constructor arguments until the RTL's are known."""
+    a = dict(guest="sv48", host="sv48x4", paBits=52, vmidBits=8, asidBits=16, ccidBits=12,
+             pcBits=32, l1=L1_GEOMETRY, l2=L2_GEOMETRY, pml={})
+    return make_params(**{**a, **kw})
+
+
+def mmu_x86(**kw) -> XlatMmuParams:
+    """x86-64 4-level paging over EPT4 (walker_x86), babelfish_l1 / _l2 geometry."""
+    a = dict(guest="x86_64_4", host="ept4", paBits=52, vmidBits=8, asidBits=12, ccidBits=12,
+             pcBits=32, l1=L1_GEOMETRY, l2=L2_GEOMETRY, pml={})
+    return make_params(**{**a, **kw})
+
+
+def mmu_formal(**kw) -> XlatMmuParams:
+    """Tiny: Sv39 over Sv39x4, paBits 32 (walker_formal), 2 x 2 TLBs with 2 superpage entries
+    (babelfish_formal), 2-bit vmid / asid / ccid, 3 PC bits, pml_formal-sized PML."""
+    tiny = dict(sets=2, ways=2, superpageEntries=2, storage="flops", latency=4)
+    a = dict(guest="sv39", host="sv39x4", paBits=32, vmidBits=2, asidBits=2, ccidBits=2,
+             pcBits=3, l1=tiny, l2=tiny,
+             pml=dict(contexts=2, entries=4, queueDepth=2, idBits=2, vaBits=39, vmidBits=2,
+                      asidBits=2))
+    return make_params(**{**a, **kw})
+
+
+CONFIGS = {"mmu_rv": mmu_rv, "mmu_x86": mmu_x86, "mmu_formal": mmu_formal}
+
+
+# ----------------------------------------------------------------------------- transactions
+@dataclass
+class Request:
+    """The `req` channel (spec port table). ``priv`` 1 = user."""
+    id: int = 0
+    va: int = 0
+    cmd: int = 0
+    priv: int = 0
+    mode: int = MODE_BOTH
+    asid: int = 0
+    vmid: int = 0
+    ccid: int = 0
+    pcIdx: int = 0
+    pcIdxValid: int = 0
+    s1Root: int = 0
+    s2Root: int = 0
+    sum: int = 0
+    mxr: int = 0
+    vmxr: int = 0
+    wp: int = 0
+    smep: int = 0
+    smap: int = 0
+    nxe: int = 0
+
+
+@dataclass
+class Response:
+    """The `resp` channel. ``fault``: the walker's codes (0 none, 1 page fault of stage 1, 2
+    guest-page fault / EPT violation, 3 access fault (bus error), 4 reserved bit /
+    misconfiguration / reserved command, 5 address out of range)."""
+    id: int
+    ppn: int = 0
+    pageSize: int = 0
+    fault: int = 0
+    faultStage: int = 0
+    faultGpa: int = 0
+    source: int = SRC_WALK
+
+    @property
+    def translation(self) -> tuple:
+        """Everything but id and source: what no timing may change."""
+        return (self.ppn, self.pageSize, self.fault, self.faultStage, self.faultGpa)
+
+
+@dataclass(frozen=True)
+class Fence:
+    """The `fence` channel: ``kind`` a name of FENCE_KINDS or its code; ``virt`` for the x86
+    and ccid kinds: 0 the host's own contexts (ctx {1, 0}), 1 the guest contexts of ``vmid``
+    (ctx {3, vmid})."""
+    kind: object
+    va: int = 0
+    asid: int = 0
+    vmid: int = 0
+    ccid: int = 0
+    virt: int = 0
+
+
+@dataclass
+class FencePlan:
+    """What a fence sends to the blocks: TLB invalidations (each to L1 and L2: kind, ctx
+    (the TLBs' vmid field), vpn, pcid, ccid) and walker flushes (kind, vmid, asid)."""
+    kind: str
+    bad: bool = False
+    tlb: list = field(default_factory=list)      # [dict(kind, vmid, vpn, pcid, ccid)]
+    walker: list = field(default_factory=list)   # [dict(kind, vmid, asid)]
+
+
+@dataclass
+class Outcome:
+    """Everything the model did for one request (scoreboard, coverage)."""
+    req: Request
+    resp: Response
+    ctx: int | None = None
+    l1: LookupResult | None = None
+    l2: LookupResult | None = None
+    unusable: list = field(default_factory=list)   # [(level, reason)] hits that could not answer
+    walk: WalkResult | None = None
+    fills: list = field(default_factory=list)      # [(level, fill dict, FillResult)]
+    dirty: list = field(default_factory=list)      # the walk's DirtyEvents
+    pml: list = field(default_factory=list)        # [(kind, Event)] as PmlModel classified them
+    mem_writes: list = field(default_factory=list)  # [(addr, wdata, wmask, "ad" | "pml")]
+
+
+COUNTERS = ("requests", "bare", "l1Hits", "l2Hits", "walks", "walkFaults", "hitUnusable",
+            "badCmds", "fences", "badFences")
+
+
+class PmlStall(Exception):
+    """A dirty event found its PmlLogger context's queue full: the RTL's walk waits for
+    `dirty_ready` (the hypervisor must take the exit and reset the index through the CSRs)."""
+
+
+# ----------------------------------------------------------------------------- the model
+class XlatMmuModel:
+    def __init__(self, params: XlatMmuParams, mem: SparseMemory | None = None, *,
+                 sharing: bool = True, l1_enable: bool = True, l2_enable: bool = True):
+        self.p = params
+        self.mem = mem if mem is not None else SparseMemory()
+        self.cfg = params.walker
+        self.G, self.H = self.cfg.G, self.cfg.H
+        # MMU control (the CSRs at 0x100+): the eval's sharing switch, each level's enable
+        self.sharing, self.l1_enable, self.l2_enable = sharing, l1_enable, l2_enable
+        self.l1 = BabelFishModel(params.l1)
+        self.l2 = BabelFishModel(params.l2)
+        self.pml = PmlModel(params.pml)
+        self.vmid_mask = (1 << params.vmidBits) - 1
+        self.asid_mask = (1 << params.asidBits) - 1
+        self.ccid_mask = (1 << params.ccidBits) - 1
+        self.vpn_mask = (1 << params.l1.vpnBits) - 1
+        self.pc_all = (1 << params.l1.pcBits) - 1
+        self.c = {n: 0 for n in COUNTERS}
+        self.faults = {}                       # fault code -> responses with it
+        self.sources = {SRC_L1: 0, SRC_L2: 0, SRC_WALK: 0}
+        self.last: Outcome | None = None
+        self.fence_log: list[FencePlan] = []
+        self.mem_writes: list = []             # every write of the memory port, in order
+
+    # ------------------------------------------------------------------ contexts
+    def ctx(self, mode_class: int, vmid: int) -> int:
+        """The TLBs' vmid field: {modeClass (2 bits), vmid (vmidBits)}."""
+        return (mode_class << self.p.vmidBits) | (vmid & self.vmid_mask)
+
+    def ctx_of(self, req: Request) -> tuple[int, int, int]:
+        """(ctx, pcid, ccid) of a request: the docs' "Contexts" table."""
+        if req.mode == MODE_S1:
+            return self.ctx(CLASS_S1, 0), req.asid & self.asid_mask, req.ccid & self.ccid_mask
+        if req.mode == MODE_S2:
+            return self.ctx(CLASS_S2, req.vmid), 0, 0
+        return (self.ctx(CLASS_BOTH, req.vmid), req.asid & self.asid_mask,
+                req.ccid & self.ccid_mask)
+
+    def walk_request(self, req: Request) -> WalkRequest:
+        """The walker's request: stage-1-only walks carry vmid 0 (the "Fences" table)."""
+        return WalkRequest(
+            id=req.id, gva=req.va, asid=req.asid & self.asid_mask,
+            vmid=0 if req.mode == MODE_S1 else req.vmid & self.vmid_mask, gRoot=req.s1Root,
+            hRoot=req.s2Root, cmd=req.cmd, user=req.priv, mode=req.mode,
+            **{f"flags_{f}": getattr(req, f) for f in privcheck.FLAGS})
+
+    def address_ok(self, req: Request) -> bool:
+        """The mode's address check (the walker's first): an address the TLBs' VPN cannot hold
+        exactly never looks them up."""
+        if req.mode == MODE_S2:
+            return 0 <= req.va < (1 << self.cfg.gpaBits)
+        return self.G.address_ok(req.va)
+
+    # ------------------------------------------------------------------ the request path
+    def request(self, req: Request) -> Response:
+        return self.serve(req).resp
+
+    def serve(self, req: Request) -> Outcome:
+        self.c["requests"] += 1
+        self.pml.now += 1
+        if req.cmd == CMD_RESERVED:
+            self.c["badCmds"] += 1
+        if req.mode == MODE_BARE:
+            out = Outcome(req, self._bare(req))
+        else:
+            out = self._translate(req)
+        r = out.resp
+        self.sources[r.source] += 1
+        if r.fault:
+            self.faults[r.fault] = self.faults.get(r.fault, 0) + 1
+        self.last = out
+        return out
+
+    def _bare(self, req: Request) -> Response:
+        """pa = va, answered as an L1-class response (docs "Structure"); bad input: the
+        reserved command (fault 4, as the walker's) and an address beyond paBits (fault 5,
+        faultGpa = the address, as a stage-1-only walk's final address)."""
+        self.c["bare"] += 1
+        r = Response(req.id, source=SRC_L1)
+        if req.cmd == CMD_RESERVED:
+            r.fault = F_RSVD
+        elif req.va >> self.p.paBits:
+            r.fault, r.faultGpa = F_ADDR, req.va
+        else:
+            r.ppn = req.va >> 12
+        return r
+
+    def _lookup_args(self, req: Request, ctx: int, pcid: int, ccid: int) -> dict:
+        return dict(vpn=(req.va >> 12) & self.vpn_mask, pcid=pcid, ccid=ccid, vmid=ctx,
+                    pcIdx=req.pcIdx, pcIdxValid=req.pcIdxValid, cmd=req.cmd, user=req.priv)
+
+    def unusable(self, req: Request, wreq: WalkRequest, lr: LookupResult) -> str | None:
+        """Why a hit cannot answer (None: it answers): the walker's checks on the entry's two
+        stages' permissions, in the walk's order (stage 1, then stage 2), then the dirty rule
+        (a write through an entry whose D bits are not both set)."""
+        e = lr.entry
+        if req.cmd == CMD_RESERVED:
+            return "cmd3"
+        if req.mode != MODE_S2 and wreq.guest_denies(self.G.family,
+                                                     (e.perm_r, e.perm_w, e.perm_x, e.perm_u)):
+            return "stage1"
+        if req.mode != MODE_S1 and host_denies(self.H.family, e.payload, req.cmd):
+            return "stage2"
+        if req.cmd == CMD_WRITE and not e.dirty:
+            return "clean"
+        return None
+
+    def _translate(self, req: Request) -> Outcome:
+        ctx, pcid, ccid = self.ctx_of(req)
+        out = Outcome(req, Response(req.id), ctx=ctx)
+        wreq = self.walk_request(req)
+        if self.address_ok(req):
+            args = self._lookup_args(req, ctx, pcid, ccid)
+            for level, tlb, on in ((SRC_L1, self.l1, self.l1_enable),
+                                   (SRC_L2, self.l2, self.l2_enable)):
+                if not on:
+                    continue
+                lr = tlb.lookup(**args)
+                if level == SRC_L1:
+                    out.l1 = lr
+                else:
+                    out.l2 = lr
+                if not lr.resp["hit"]:
+                    continue
+                why = self.unusable(req, wreq, lr)
+                if why is not None:
+                    out.unusable.append((level, why))
+                    self.c["hitUnusable"] += 1
+                    continue
+                self.c["l1Hits" if level == SRC_L1 else "l2Hits"] += 1
+                if level == SRC_L2 and self.l1_enable:
+                    self._fill(out, SRC_L1, self._fill_from_l2(req, ctx, pcid, ccid, lr))
+                out.resp.ppn, out.resp.pageSize = lr.resp["ppn"], lr.resp["pageSize"]
+                out.resp.source = level
+                return out
+        self._walk(req, wreq, out, ctx, pcid, ccid)
+        return out
+
+    # ------------------------------------------------------------------ walks and fills
+    def _walk(self, req, wreq, out: Outcome, ctx, pcid, ccid):
+        self.c["walks"] += 1
+        res = walk(self.mem, self.cfg, wreq)
+        out.walk = res
+        r = out.resp
+        for a in res.writes:
+            w = (a.addr, a.wdata, a.wmask, "ad")
+            out.mem_writes.append(w)
+            self.mem_writes.append(w)
+        if res.fault:
+            self.c["walkFaults"] += 1
+            r.fault, r.faultStage, r.faultGpa = (res.resp["fault"], res.resp["faultStage"],
+                                                 res.resp["faultGpa"])
+        else:
+            # a page above 1 GiB (a Sv48 / Sv48x4 root leaf) is used as its 1 GiB parts
+            r.ppn, r.pageSize = res.resp["ppn"], min(res.resp["pageSize"], PS_1G)
+            fill = self._fill_from_walk(req, ctx, pcid, ccid, res, r.pageSize)
+            for level, tlb, on in ((SRC_L2, self.l2, self.l2_enable),
+                                   (SRC_L1, self.l1, self.l1_enable)):
+                if on:
+                    self._fill(out, level, fill)
+        out.dirty = list(res.dirty)
+        for d in res.dirty:
+            self._pml_event(out, d)
+
+    def _owner(self, req: Request, mode_class: int) -> dict:
+        """The fill's class: a stage-2-only ctx's entries are global (VA = GPA, the same for
+        every process of the VM); with sharing, a process without private copies (pcIdxValid
+        = 0) fills shared entries whose PC mask excludes every process that has some (pc all
+        ones); else private."""
+        if mode_class == CLASS_S2:
+            return dict(glob=1, own=1, pc=0)
+        if self.sharing and not req.pcIdxValid:
+            return dict(glob=0, own=0, pc=self.pc_all)
+        return dict(glob=0, own=1, pc=0)
+
+    def _fill_from_walk(self, req, ctx, pcid, ccid, res: WalkResult, page_size: int) -> dict:
+        low = PAGE_LOW_BITS[page_size]
+        g, h = res.gperm, res.hperm
+        return dict(vpn=(req.va >> 12) & self.vpn_mask, ppn=res.resp["ppn"] & ~((1 << low) - 1),
+                    pageSize=page_size, perm_r=g[0], perm_w=g[1], perm_x=g[2], perm_u=g[3],
+                    dirty=int(res.leaf_dirty), pcid=pcid, ccid=ccid, vmid=ctx,
+                    payload=tuple(h), **self._owner(req, ctx >> self.p.vmidBits))
+
+    def _fill_from_l2(self, req, ctx, pcid, ccid, lr: LookupResult) -> dict:
+        """The L1 fill of an L2 hit: the L2 entry as its response shows it (frame, size, both
+        stages' permissions, D, shared or not) for the requesting process."""
+        rs = lr.resp
+        low = PAGE_LOW_BITS[rs["pageSize"]]
+        mode_class = ctx >> self.p.vmidBits
+        if mode_class == CLASS_S2:
+            owner = dict(glob=1, own=1, pc=0)
+        elif rs["shared"]:
+            owner = dict(glob=0, own=0, pc=self.pc_all)
+        else:
+            owner = dict(glob=0, own=1, pc=0)
+        return dict(vpn=(req.va >> 12) & self.vpn_mask, ppn=rs["ppn"] & ~((1 << low) - 1),
+                    pageSize=rs["pageSize"], perm_r=rs["perm_r"], perm_w=rs["perm_w"],
+                    perm_x=rs["perm_x"], perm_u=rs["perm_u"], dirty=rs["dirty"], pcid=pcid,
+                    ccid=ccid, vmid=ctx, payload=lr.entry.payload, **owner)
+
+    def _fill(self, out: Outcome, level: int, fill: dict):
+        tlb = self.l1 if level == SRC_L1 else self.l2
+        out.fills.append((level, fill, tlb.fill(**fill)))
+
+    # ------------------------------------------------------------------ PML
+    def _pml_event(self, out: Outcome, d):
+        if self.pml.queue_full(d.vmid):
+            raise PmlStall(f"dirty event {d} of request {out.req.id}: PmlLogger context "
+                           f"{d.vmid}'s queue is full (an exit is pending)")
+        out.pml.append(self.pml.accept(d.vmid, d.gpa, d.gva, d.asid))
+        self._pml_drain(out)
+
+    def _pml_drain(self, out: Outcome | None = None):
+        """Issue every write the logger may issue now (its round robin), into the memory."""
+        while True:
+            w = self.pml.issue()
+            if w is None:
+                return
+            self.mem.write(w.addr, w.data)
+            rec = (w.addr, w.data, 0xFF, "pml")
+            self.mem_writes.append(rec)
+            if out is not None:
+                out.mem_writes.append(rec)
+            self.pml.response(w.id, 0)
+
+    def csr(self, addr: int, write: int, wdata: int = 0) -> tuple[int, int]:
+        """PmlLogger's registers (offsets 0x000-0x0ff); a write may free held log parts."""
+        if addr >= 0x100:
+            raise ValueError(f"CSR {addr:#x}: only PmlLogger's registers are modelled "
+                             f"(MMU control: the constructor's sharing / l1_enable / l2_enable)")
+        r = self.pml.csr(addr, write, wdata)
+        self._pml_drain()
+        return r
+
+    # ------------------------------------------------------------------ fences
+    def fence_plan(self, f: Fence) -> FencePlan:
+        """The docs' "Fences" table: each TLB invalidation (sent to L1 and L2 alike) and each
+        walker flush of a fence. A kind that is no fence is the broadest fence (every entry of
+        every block) and counted."""
+        name = FENCE_KINDS[f.kind] if isinstance(f.kind, int) and 0 <= f.kind < len(
+            FENCE_KINDS) else f.kind
+        plan = FencePlan(str(name))
+        vmid, asid = f.vmid & self.vmid_mask, f.asid & self.asid_mask
+        vpn = (f.va >> 12) & self.vpn_mask
+        host, guest = self.ctx(CLASS_S1, 0), self.ctx(CLASS_BOTH, vmid)
+
+        def tlb(kind, ctx, **kw):
+            plan.tlb.append(dict(kind=kind, vmid=ctx, vpn=kw.get("vpn", 0),
+                                 pcid=kw.get("pcid", 0), ccid=kw.get("ccid", 0)))
+
+        def flush(kind, v=0, a=0):
+            plan.walker.append(dict(kind=kind, vmid=v, asid=a))
+
+        def stage1(which, ctx, v):
+            """sfence.vma / hfence.vvma / INVLPG / INVPCID in one stage-1 context."""
+            if which == "all":
+                tlb(INV_VMID, ctx)
+                flush(FLUSH_VMID, v)
+            elif which == "asid":
+                tlb(INV_PCID, ctx, pcid=asid)
+                flush(FLUSH_VMID_ASID, v, asid)
+            elif which == "va":
+                tlb(INV_PAGE_VMID, ctx, vpn=vpn)
+                flush(FLUSH_VMID, v)
+            else:                                    # va + asid
+                tlb(INV_PAGE_PCID, ctx, vpn=vpn, pcid=asid)
+                flush(FLUSH_VMID_ASID, v, asid)
+
+        def gstage(v):
+            tlb(INV_VMID, self.ctx(CLASS_BOTH, v))
+            tlb(INV_VMID, self.ctx(CLASS_S2, v))
+            flush(FLUSH_VMID, v)
+
+        virt_ctx, virt_vmid = (guest, vmid) if f.virt else (host, 0)
+        n = plan.kind
+        if n.startswith("sfence_"):
+            stage1(n[len("sfence_"):], host, 0)
+        elif n.startswith("hfence_vvma_"):
+            stage1(n[len("hfence_vvma_"):], guest, vmid)
+        elif n in ("hfence_gvma_vmid", "hfence_gvma_gpa_vmid", "invept_single"):
+            gstage(vmid)
+        elif n == "invlpg":
+            stage1("va", virt_ctx, virt_vmid)
+        elif n == "invpcid_addr":
+            stage1("va_asid", virt_ctx, virt_vmid)
+        elif n == "invpcid_single":
+            stage1("asid", virt_ctx, virt_vmid)
+        elif n == "invpcid_all":
+            stage1("all", virt_ctx, virt_vmid)
+        elif n == "ccid_page":
+            tlb(INV_PAGE_CCID, virt_ctx, vpn=vpn, ccid=f.ccid & self.ccid_mask)
+        elif n == "ccid_all":
+            tlb(INV_CCID, virt_ctx, ccid=f.ccid & self.ccid_mask)
+        else:                                        # hfence_gvma_all, invept_global, bad
+            plan.bad = n not in ("hfence_gvma_all", "invept_global")
+            tlb(INV_ALL, 0)
+            flush(FLUSH_ALL)
+        return plan
+
+    def fence(self, f: Fence) -> FencePlan:
+        """Accepted after every earlier request ended (the drain); applied to both TLBs (the
+        walker model has no cache: its flushes are recorded in the plan only)."""
+        plan = self.fence_plan(f)
+        self.c["fences"] += 1
+        if plan.bad:
+            self.c["badFences"] += 1
+        for inv in plan.tlb:
+            self.l1.inval(**inv)
+            self.l2.inval(**inv)
+        self.fence_log.append(plan)
+        return plan
+
+    # ------------------------------------------------------------------ counters
+    def counters(self) -> dict:
+        out = {f"mmu_{k}": v for k, v in self.c.items()}
+        for prefix, d in (("l1", self.l1.counters), ("l2", self.l2.counters),
+                          ("pml", self.pml.counters)):
+            out.update({f"{prefix}_{k}": v for k, v in d.items()})
+        return out
+
