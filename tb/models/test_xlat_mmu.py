@@ -218,10 +218,11 @@ def _expected_ppn(vm, space, va, mode):
 @pytest.mark.parametrize("level", [0, 1])
 @pytest.mark.parametrize("l1_enable", [True, False])
 def test_isolation_equal_vas_other_tables(name, level, l1_enable):
-    """Two VMs, the same asid, ccid and VA (sharing on, pcIdxValid 0: the loosest match), other
-    tables; in one VM the stage-1-only space and the two-stage space at that VA, and a
-    stage-2-only request whose GPA equals the VA: each always gets its own translation (the
-    builder's), from the TLB after its first walk (L1, or L2 with the L1 off)."""
+    """Two VMs, the same asid, ccid and VA (sharing on, pcIdxValid 0, asid = ccid = 0 as a
+    stage-2-only context's entries carry: the loosest match), other tables; in one VM the
+    stage-1-only space and the two-stage space at that VA, and a stage-2-only request whose
+    GPA equals the VA: each always gets its own translation (the builder's), from the TLB
+    after its first walk (L1, or L2 with the L1 off)."""
     params = CONFIGS[name]()
     s = Scenario(params.walker, 7 + level)
     G, size = s.G, 1 << (12 + 9 * level)
@@ -234,16 +235,16 @@ def test_isolation_equal_vas_other_tables(name, level, l1_enable):
         space.map(va, gpa, level)
         s.host_map_data(vm, gpa, level, full=True)
         root = space.root >> 12
-        procs.append(Proc(MODE_BOTH, vmid, 1, 1, 0, 0, root, vm.hRoot))
+        procs.append(Proc(MODE_BOTH, vmid, 0, 0, 0, 0, root, vm.hRoot))
         expect.append(_expected_ppn(vm, space, va, MODE_BOTH))
         if vmid == 1:
             nat = s.native_space(vm, 1)
             nat.map(va, s.hpa.alloc(level), level)
-            procs.append(Proc(MODE_S1, vmid, 1, 1, 0, 0, nat.root >> 12, vm.hRoot))
+            procs.append(Proc(MODE_S1, vmid, 0, 0, 0, 0, nat.root >> 12, vm.hRoot))
             expect.append(_expected_ppn(vm, nat, va, MODE_S1))
             if vm.host.lookup(va) is None:
                 vm.host.map(va, s.hpa.alloc(level), level)
-            procs.append(Proc(MODE_S2, vmid, 1, 1, 0, 0, 0, vm.hRoot))
+            procs.append(Proc(MODE_S2, vmid, 0, 0, 0, 0, 0, vm.hRoot))
             expect.append(_expected_ppn(vm, None, va, MODE_S2))
     assert len(set(expect)) == len(expect), "the test needs distinct frames"
     mmu = XlatMmuModel(params, mem=s.mem, l1_enable=l1_enable)
@@ -256,6 +257,39 @@ def test_isolation_equal_vas_other_tables(name, level, l1_enable):
                 assert (r.fault, r.ppn) == (0, e + sub), (p, r, e)
                 if rnd:
                     assert r.source == (SRC_L1 if l1_enable else SRC_L2), (p, r)
+
+
+@pytest.mark.parametrize("name", ARCH_CONFIGS)
+def test_l1_fill_from_an_l2_hit(name):
+    """The L1 loses an entry (as an eviction would), the L2 answers with the walker alone's
+    translation and fills the L1 (the next access is an L1 hit); the L1 copy of a group's
+    shared entry still refuses the group's process with private copies (pcIdxValid 1: it
+    gets its own page, as the walker alone); stage-1-only and stage-2-only entries alike."""
+    params = CONFIGS[name]()
+    s, procs = build(params, 14, regions=4, bad=False, copies=8)
+    s.mem.journal = True
+    by = {(p.mode, p.asid): p for p in procs if p.vmid == 1}
+    p1, p2, p3 = by[(MODE_BOTH, 1)], by[(MODE_BOTH, 2)], by[(MODE_BOTH, 3)]
+    cases = [(p1, p2, p3, t) for t in p3.targets[:-2]]
+    cases += [(p, p, None, t) for p in procs if p.mode in (MODE_S1, MODE_S2)
+              for t in p.targets if t.kind == "ok"]
+    n = 0
+    for first, second, private, t in cases:
+        mmu = XlatMmuModel(params, mem=s.mem)
+        req1, req2 = first.request(t, flags={"sum": 1}), second.request(t, flags={"sum": 1})
+        if mmu.request(req1).fault:
+            continue
+        mmu.l1.inval(kind=0)
+        r = mmu.request(req2)
+        assert r.translation == reference(s.mem, params, req2) and r.source == SRC_L2, r
+        assert mmu.request(req2).source == SRC_L1
+        if private is not None:
+            req3 = private.request(t, flags={"sum": 1})
+            r3 = mmu.request(req3)
+            assert r3.translation == reference(s.mem, params, req3), (r3, r)
+            assert r3.ppn != r.ppn and r3.source == SRC_WALK
+        n += 1
+    assert n > 4, n
 
 
 # ----------------------------------------------------------------------------- fences
@@ -388,6 +422,35 @@ def test_faults_are_not_cached(name):
             seen.add((r.fault, r.faultStage))
     assert {(F_GUEST, 0), (F_HOST, 1), (F_RSVD, 0), (F_RSVD, 1), (F_ADDR, 0),
             (F_ADDR, 1)} <= seen, seen
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_address_alias_of_a_cached_page_faults(name):
+    """A cached translation, then addresses whose low bits equal its VA (GPA) but which fail
+    the mode's address check (a non-canonical VA; a GPA beyond gpaBits): fault 5 as the walker
+    alone answers, never the cached frame."""
+    params = CONFIGS[name]()
+    s, procs = build(params, 13, regions=3, bad=False)
+    s.mem.journal = True
+    mmu = XlatMmuModel(params, mem=s.mem)
+    G, n = s.G, 0
+    for p in procs:
+        for t in p.targets:
+            if t.kind != "ok":
+                continue
+            req = p.request(t, flags={"sum": 1})
+            if mmu.request(req).fault:
+                continue
+            top = params.walker.gpaBits if p.mode == MODE_S2 else G.canon_top
+            for bit in {top, 63, params.l1.vpnBits + 12}:
+                alias = replace(req, va=req.va ^ (1 << bit))
+                if p.mode != MODE_S2 and G.address_ok(alias.va):
+                    continue
+                r = mmu.request(alias)
+                assert r.translation == reference(s.mem, params, alias), (alias, r)
+                assert (r.fault, r.source) == (F_ADDR, SRC_WALK), (alias, r)
+                n += 1
+    assert n
 
 
 @pytest.mark.parametrize("name", ARCH_CONFIGS)
