@@ -17,20 +17,19 @@ block's model is already checked against its block, so only the glue is written 
 
 Transaction API (the cocotb scoreboard's):
 
-    mmu = XlatMmuModel(mmu_rv(), mem=scenario.mem)
+    mmu = XlatMmuModel(mmu_rv(), mem=scenario.mem)       # policy=MmuPolicy.rtl_s28(): the RTL's
     resp = mmu.request(Request(id=1, va=..., cmd=0, mode=MODE_BOTH, asid=..., vmid=...,
                                s1Root=..., s2Root=...))   # Response: ppn, fault, source, ...
     mmu.last                  # Outcome of that request: lookups, walk, fills, writes, events
     plan = mmu.fence(Fence("hfence_gvma_vmid", vmid=2))   # FencePlan: what each block got
-    mmu.csr(addr, write, wdata)                           # PmlLogger's registers (0x000-0x0ff)
+    mmu.csr(addr, write, wdata)     # PmlLogger's registers (below 0x8000), the MMU's CTRL
     mmu.counters()            # mmu_*, l1_*, l2_*, pml_* counters
 
-Order (an assumption about the RTL, docs "Decided in the model"): the model serves each
-request whole, lookups, walk and fills, before the next one, in acceptance order, and a fence
-after every earlier request (the RTL drains before a fence). The translation of a response
-(``Response.translation``) does not depend on that order; ``source`` and the counters are exact
-only when the RTL has one request in flight at a time (with more, a later request may miss
-where the model hits because an earlier walk has not filled yet, or evict differently).
+Order (docs "Decided in the model"): the model serves each request whole, lookups, walk and
+fills, before the next one, in acceptance order, and a fence after every earlier request (the
+RTL drains before a fence). The RTL of session 28 serves one request at a time, so ``source``
+and the counters are exact; the translation of a response (``Response.translation``) would
+not depend on the order if the RTL overlapped requests, which level answers would.
 """
 
 from __future__ import annotations
@@ -41,8 +40,7 @@ from . import privcheck
 from .babelfish import PAGE_LOW_BITS, PS_1G, BabelFishModel, BabelFishParams, LookupResult
 from .pml import PmlModel, PmlParams
 from .ptformats import (CMD_RESERVED, CMD_WRITE, MODE_BARE, MODE_BOTH, MODE_S1, MODE_S2)
-from .walker import (F_ADDR, F_RSVD, SparseMemory, WalkerConfig, WalkRequest, WalkResult,
-                     host_denies, walk)
+from .walker import F_ADDR, SparseMemory, WalkerConfig, WalkRequest, WalkResult, host_denies, walk
 
 SRC_L1, SRC_L2, SRC_WALK = 0, 1, 2
 SOURCE_NAMES = {SRC_L1: "L1", SRC_L2: "L2", SRC_WALK: "walk"}
@@ -56,16 +54,24 @@ INV_ALL, INV_PCID, INV_CCID, INV_PAGE_PCID, INV_PAGE_CCID, INV_VMID, INV_PAGE_VM
 # NestedWalker flush kinds (docs/nested-walker.md "Caches")
 FLUSH_ALL, FLUSH_VMID, FLUSH_VMID_ASID = 0, 1, 2
 
-# Fence kinds, by code (the spec's `fence` channel; the codes are the model's until the RTL's
-# bundle fixes them: the lead reconciles). Operands: va, asid, vmid, ccid, virt.
+# Fence kinds, by code (the `fence_bits_kind` encoding of xlat.mmu.FenceKind, session 28);
+# codes 13 to 15 are bad input. Operands: va, asid, vmid, ccid.
 FENCE_KINDS = (
     "sfence_all", "sfence_asid", "sfence_va", "sfence_va_asid",
     "hfence_vvma_all", "hfence_vvma_asid", "hfence_vvma_va", "hfence_vvma_va_asid",
     "hfence_gvma_all", "hfence_gvma_vmid", "hfence_gvma_gpa_vmid",
-    "invlpg", "invpcid_addr", "invpcid_single", "invpcid_all",
-    "invept_single", "invept_global",
-    "ccid_page", "ccid_all",
+    "ccid_all", "ccid_page",
 )
+FENCE_CODES = 16
+# x86's instructions as the kinds they are sent as: (outside a VM, inside one with EPT)
+X86_FENCES = {
+    "invlpg": ("sfence_va", "hfence_vvma_va"),
+    "invpcid_addr": ("sfence_va_asid", "hfence_vvma_va_asid"),
+    "invpcid_single": ("sfence_asid", "hfence_vvma_asid"),
+    "invpcid_all": ("sfence_all", "hfence_vvma_all"),
+    "invept_single": ("hfence_gvma_vmid", "hfence_gvma_vmid"),
+    "invept_global": ("hfence_gvma_all", "hfence_gvma_all"),
+}
 FENCE_CODE = {name: i for i, name in enumerate(FENCE_KINDS)}
 
 
@@ -111,49 +117,56 @@ class XlatMmuParams:
         return self.walker.paBits
 
 
-def make_params(*, guest: str, host: str, paBits: int, vmidBits: int, asidBits: int,
-                ccidBits: int, pcBits: int, l1: dict, l2: dict, pml: dict,
-                adUpdate: str = "hardware", walkerParams: dict | None = None) -> XlatMmuParams:
-    """An XlatMmuParams whose TLB widths follow from the walker's formats and the MMU's
-    widths (vpnBits, ppnBits, the ctx tag); ``l1`` / ``l2`` give the geometry."""
+def make_params(*, guest: str = "sv48", host: str = "sv48x4", paBits: int = 52,
+                vmidBits: int = 14, asidBits: int = 16, ccidBits: int = 12, pcBits: int = 32,
+                l1: dict | None = None, l2: dict | None = None, sharing: bool = True,
+                replacement: str = "plru", adUpdate: str = "hardware", pmlContexts: int = 8,
+                pmlEntries: int = 512, pmlDedupEntries: int = 0, pmlIdBits: int = 4,
+                walkerParams: dict | None = None) -> XlatMmuParams:
+    """An XlatMmuParams as xlat.mmu.XlatMmuParams derives the blocks' (defaults: mmu_rv):
+    both TLBs vpnBits = max(guest VA bits, gpaBits) - 12, ppnBits = paBits - 12, vmidBits =
+    vmidBits + 2, pcidBits = asidBits; PmlLogger vaBits = max(guest VA bits, gpaBits, 39),
+    vmidBits / asidBits the MMU's. ``l1`` / ``l2`` give the geometry (sets, ways,
+    superpageEntries, storage, latency). ``sharing``: the TLBs' (the RTL of session 28 builds
+    them with sharing = false, its decided 9; the model's default policy shares)."""
     w = WalkerConfig(guest=guest, host=host, adUpdate=adUpdate, paBits=paBits)
     vpn = max(w.G.input_bits, w.gpaBits) - 12
     common = dict(vpnBits=vpn, ppnBits=paBits - 12, pcidBits=asidBits, ccidBits=ccidBits,
-                  pcBits=pcBits, vmidBits=vmidBits + 2)
+                  pcBits=pcBits, vmidBits=vmidBits + 2, sharing=sharing, replacement=replacement)
+    pml = PmlParams(contexts=pmlContexts, paBits=paBits, vaBits=max(w.G.input_bits, w.gpaBits, 39),
+                    entries=pmlEntries, dedupEntries=pmlDedupEntries, idBits=pmlIdBits,
+                    vmidBits=vmidBits, asidBits=asidBits)
     return XlatMmuParams(
-        l1=BabelFishParams(**{**common, **l1}), l2=BabelFishParams(**{**common, **l2}),
-        walker=w, pml=PmlParams(**{"paBits": paBits, "vmidBits": 16, "asidBits": 16, **pml}),
+        l1=BabelFishParams(**{**common, **(l1 or L1_GEOMETRY)}),
+        l2=BabelFishParams(**{**common, **(l2 or L2_GEOMETRY)}), walker=w, pml=pml,
         vmidBits=vmidBits, asidBits=asidBits, ccidBits=ccidBits,
         walkerParams=tuple(sorted((walkerParams or {}).items())))
 
 
-L1_GEOMETRY = dict(sets=16, ways=4, superpageEntries=8, storage="flops", latency=4)   # babelfish_l1
-L2_GEOMETRY = dict(sets=128, ways=12, superpageEntries=16, storage="sram", latency=6)  # babelfish_l2
+# the L1 / L2 geometry of babelfish_l1 / babelfish_l2 (the RTL's l1* / l2* defaults)
+L1_GEOMETRY = dict(sets=16, ways=4, superpageEntries=8, storage="flops", latency=4)
+L2_GEOMETRY = dict(sets=128, ways=12, superpageEntries=16, storage="sram", latency=6)
 
 
 def mmu_rv(**kw) -> XlatMmuParams:
-    """RISC-V with the H extension: Sv48 over Sv48x4 (walker_rv48), babelfish_l1 / _l2
-    geometry, pml_default. Widths are constructor arguments until the RTL's are known."""
-    a = dict(guest="sv48", host="sv48x4", paBits=52, vmidBits=8, asidBits=16, ccidBits=12,
-             pcBits=32, l1=L1_GEOMETRY, l2=L2_GEOMETRY, pml={})
-    return make_params(**{**a, **kw})
+    """RISC-V with the H extension: Sv48 over Sv48x4 (one format pair per walker instance),
+    the RTL's defaults (xlat.mmu.XlatMmuConfigs)."""
+    return make_params(**kw)
 
 
 def mmu_x86(**kw) -> XlatMmuParams:
-    """x86-64 4-level paging over EPT4 (walker_x86), babelfish_l1 / _l2 geometry."""
-    a = dict(guest="x86_64_4", host="ept4", paBits=52, vmidBits=8, asidBits=12, ccidBits=12,
-             pcBits=32, l1=L1_GEOMETRY, l2=L2_GEOMETRY, pml={})
-    return make_params(**{**a, **kw})
+    """x86-64 4-level paging over EPT4, 12-bit PCIDs."""
+    return make_params(**{**dict(guest="x86_64_4", host="ept4", asidBits=12), **kw})
 
 
 def mmu_formal(**kw) -> XlatMmuParams:
-    """Tiny: Sv39 over Sv39x4, paBits 32 (walker_formal), 2 x 2 TLBs with 2 superpage entries
-    (babelfish_formal), 2-bit vmid / asid / ccid, 3 PC bits, pml_formal-sized PML."""
-    tiny = dict(sets=2, ways=2, superpageEntries=2, storage="flops", latency=4)
-    a = dict(guest="sv39", host="sv39x4", paBits=32, vmidBits=2, asidBits=2, ccidBits=2,
-             pcBits=3, l1=tiny, l2=tiny,
-             pml=dict(contexts=2, entries=4, queueDepth=2, idBits=2, vaBits=39, vmidBits=2,
-                      asidBits=2))
+    """Small: Sv39 over Sv39x4, paBits 41, 2-bit asid / vmid / ccid, 3 PC bits, L1 2 x 2 + 2,
+    L2 4 x 2 + 2 in flops, 2 PML contexts of 4 entries (the RTL's mmu_formal)."""
+    tiny = dict(superpageEntries=2, storage="flops", latency=4)
+    a = dict(guest="sv39", host="sv39x4", paBits=41, vmidBits=2, asidBits=2, ccidBits=2,
+             pcBits=3, l1=dict(sets=2, ways=2, **tiny), l2=dict(sets=4, ways=2, **tiny),
+             pmlContexts=2, pmlEntries=4, pmlIdBits=2,
+             walkerParams=dict(guestPwcEntries=2, hostPwcEntries=2, nestedTlbEntries=2))
     return make_params(**{**a, **kw})
 
 
@@ -185,11 +198,23 @@ class Request:
     nxe: int = 0
 
 
+# the response's fault kinds (the spec's list) and the walker's codes they come from
+FAULT_NONE, FAULT_PAGE, FAULT_GUEST_PAGE, FAULT_ACCESS, FAULT_RESERVED = range(5)
+
+
+def mmu_fault(walker_fault: int, stage: int) -> int:
+    """The response's kind of a walker fault: 1 -> page fault, 2 -> guest-page fault / EPT
+    violation, 3 (bus error) -> access fault, 4 -> reserved; 5 (address out of range) -> a page
+    fault of a guest address (stage 0), a guest-page fault of a GPA (stage 1)."""
+    if walker_fault == F_ADDR:
+        return FAULT_PAGE if stage == 0 else FAULT_GUEST_PAGE
+    return walker_fault
+
+
 @dataclass
 class Response:
-    """The `resp` channel. ``fault``: the walker's codes (0 none, 1 page fault of stage 1, 2
-    guest-page fault / EPT violation, 3 access fault (bus error), 4 reserved bit /
-    misconfiguration / reserved command, 5 address out of range)."""
+    """The `resp` channel (``ppn`` is `resp_bits_pa`, the frame of the 4 KiB page holding va).
+    ``fault``: FAULT_* (``mmu_fault``); ``faultStage``, ``faultGpa`` the walker's."""
     id: int
     ppn: int = 0
     pageSize: int = 0
@@ -206,15 +231,21 @@ class Response:
 
 @dataclass(frozen=True)
 class Fence:
-    """The `fence` channel: ``kind`` a name of FENCE_KINDS or its code; ``virt`` for the x86
-    and ccid kinds: 0 the host's own contexts (ctx {1, 0}), 1 the guest contexts of ``vmid``
-    (ctx {3, vmid})."""
+    """The `fence` channel: ``kind`` a code (0..15), a name of FENCE_KINDS, or an x86 name of
+    X86_FENCES, which ``virt`` turns into a kind (0: outside a VM, 1: in VM ``vmid``)."""
     kind: object
     va: int = 0
     asid: int = 0
     vmid: int = 0
     ccid: int = 0
     virt: int = 0
+
+    @property
+    def code(self) -> int:
+        k = self.kind
+        if isinstance(k, str):
+            k = FENCE_CODE[X86_FENCES[k][self.virt] if k in X86_FENCES else k]
+        return k
 
 
 @dataclass
@@ -243,8 +274,38 @@ class Outcome:
     mem_writes: list = field(default_factory=list)  # [(addr, wdata, wmask, "ad" | "pml")]
 
 
-COUNTERS = ("requests", "bare", "l1Hits", "l2Hits", "walks", "walkFaults", "hitUnusable",
-            "badCmds", "fences", "badFences")
+# the MMU's own perf_* the model counts (the RTL's names; badMemResps, badCsrs and
+# busyCycles are the RTL's business): a hit refused by the check or the dirty rule counts once
+# per level
+COUNTERS = ("requests", "bare", "l1Hits", "l2Hits", "walks", "permMisses", "dirtyMisses",
+            "rangeWalks", "pageFaults", "guestPageFaults", "accessFaults", "reservedFaults",
+            "fences", "badFences", "badCmds")
+FAULT_COUNTERS = {FAULT_PAGE: "pageFaults", FAULT_GUEST_PAGE: "guestPageFaults",
+                  FAULT_ACCESS: "accessFaults", FAULT_RESERVED: "reservedFaults"}
+CSR_MMU = 0x8000            # the MMU's CSR window (PmlLogger's registers below it)
+CSR_CTRL = CSR_MMU          # bit 0 L1 enable, bit 1 L2 enable (reset 3)
+
+
+@dataclass(frozen=True)
+class MmuPolicy:
+    """The points where the docs page and the RTL of session 28 differ (docs "Decided in the
+    model"); none changes a translation, only which level answers and the counters.
+
+    * ``hit_perm``: "stages" (docs "Structure": an entry keeps both stages' permissions and a
+      hit is checked as the walk checks them) or "and" (RTL decided 2: one permission, the AND
+      of both, checked with PrivCheck's stage 1 and stage 2 with U = 1);
+    * ``fill_dirty``: "leaves" (D = both leaves' D after the walk) or "write" (RTL decided 3:
+      D = the walk was a write);
+    * ``sharing``: fills of a process without private copies are shared in its ccid group
+      (the model's), or every fill is private (RTL decided 9; build the TLBs with
+      ``sharing=False`` as well)."""
+    hit_perm: str = "stages"
+    fill_dirty: str = "leaves"
+    sharing: bool = True
+
+    @classmethod
+    def rtl_s28(cls) -> "MmuPolicy":
+        return cls(hit_perm="and", fill_dirty="write", sharing=False)
 
 
 class PmlStall(Exception):
@@ -255,13 +316,18 @@ class PmlStall(Exception):
 # ----------------------------------------------------------------------------- the model
 class XlatMmuModel:
     def __init__(self, params: XlatMmuParams, mem: SparseMemory | None = None, *,
-                 sharing: bool = True, l1_enable: bool = True, l2_enable: bool = True):
+                 policy: MmuPolicy | None = None, sharing: bool | None = None,
+                 l1_enable: bool = True, l2_enable: bool = True):
         self.p = params
         self.mem = mem if mem is not None else SparseMemory()
         self.cfg = params.walker
         self.G, self.H = self.cfg.G, self.cfg.H
-        # MMU control (the CSRs at 0x100+): the eval's sharing switch, each level's enable
-        self.sharing, self.l1_enable, self.l2_enable = sharing, l1_enable, l2_enable
+        self.policy = policy or MmuPolicy()
+        if sharing is not None:
+            self.policy = MmuPolicy(self.policy.hit_perm, self.policy.fill_dirty, sharing)
+        self.sharing = self.policy.sharing
+        # MMU control (CTRL at CSR_CTRL): each level's enable
+        self.l1_enable, self.l2_enable = l1_enable, l2_enable
         self.l1 = BabelFishModel(params.l1)
         self.l2 = BabelFishModel(params.l2)
         self.pml = PmlModel(params.pml)
@@ -314,8 +380,10 @@ class XlatMmuModel:
         self.c["requests"] += 1
         self.pml.now += 1
         if req.cmd == CMD_RESERVED:
+            # bad input, in every mode: answered at once (fault 4, as the walker's), no lookup
             self.c["badCmds"] += 1
-        if req.mode == MODE_BARE:
+            out = Outcome(req, Response(req.id, fault=FAULT_RESERVED, source=SRC_L1))
+        elif req.mode == MODE_BARE:
             out = Outcome(req, self._bare(req))
         else:
             out = self._translate(req)
@@ -323,19 +391,17 @@ class XlatMmuModel:
         self.sources[r.source] += 1
         if r.fault:
             self.faults[r.fault] = self.faults.get(r.fault, 0) + 1
+            self.c[FAULT_COUNTERS[r.fault]] += 1
         self.last = out
         return out
 
     def _bare(self, req: Request) -> Response:
-        """pa = va, answered as an L1-class response (docs "Structure"); bad input: the
-        reserved command (fault 4, as the walker's) and an address beyond paBits (fault 5,
-        faultGpa = the address, as a stage-1-only walk's final address)."""
+        """pa = va, answered as an L1-class response (docs "Structure"); an address beyond
+        paBits is an access fault (no such physical address)."""
         self.c["bare"] += 1
         r = Response(req.id, source=SRC_L1)
-        if req.cmd == CMD_RESERVED:
-            r.fault = F_RSVD
-        elif req.va >> self.p.paBits:
-            r.fault, r.faultGpa = F_ADDR, req.va
+        if req.va >> self.p.paBits:
+            r.fault = FAULT_ACCESS
         else:
             r.ppn = req.va >> 12
         return r
@@ -345,16 +411,23 @@ class XlatMmuModel:
                     pcIdx=req.pcIdx, pcIdxValid=req.pcIdxValid, cmd=req.cmd, user=req.priv)
 
     def unusable(self, req: Request, wreq: WalkRequest, lr: LookupResult) -> str | None:
-        """Why a hit cannot answer (None: it answers): the walker's checks on the entry's two
-        stages' permissions, in the walk's order (stage 1, then stage 2), then the dirty rule
-        (a write through an entry whose D bits are not both set)."""
+        """Why a hit cannot answer (None: it answers): the permission check of the entry, by
+        mode (stage 1, then stage 2), then the dirty rule (a write through an entry whose D is
+        clear). ``hit_perm`` "stages": the walker's own checks on the entry's two stages'
+        permissions; "and": PrivCheck's on the AND of both (the RTL's)."""
         e = lr.entry
-        if req.cmd == CMD_RESERVED:
-            return "cmd3"
-        if req.mode != MODE_S2 and wreq.guest_denies(self.G.family,
-                                                     (e.perm_r, e.perm_w, e.perm_x, e.perm_u)):
+        g, h = (e.perm_r, e.perm_w, e.perm_x, e.perm_u), e.payload
+        if self.policy.hit_perm == "and":
+            g = tuple(x & y for x, y in zip(g, h))
+            a = privcheck.Access(cmd=req.cmd, user=bool(req.priv),
+                                 **{f: bool(getattr(req, f)) for f in privcheck.FLAGS})
+            stage2 = privcheck.RV_GSTAGE if self.H.family == "rv" else privcheck.EPT
+            s2_denies = privcheck.denies(stage2, a, privcheck.Perm(*map(bool, g[:3]), u=True))
+        else:
+            s2_denies = host_denies(self.H.family, h, req.cmd)
+        if req.mode != MODE_S2 and wreq.guest_denies(self.G.family, g):
             return "stage1"
-        if req.mode != MODE_S1 and host_denies(self.H.family, e.payload, req.cmd):
+        if req.mode != MODE_S1 and s2_denies:
             return "stage2"
         if req.cmd == CMD_WRITE and not e.dirty:
             return "clean"
@@ -364,7 +437,9 @@ class XlatMmuModel:
         ctx, pcid, ccid = self.ctx_of(req)
         out = Outcome(req, Response(req.id), ctx=ctx)
         wreq = self.walk_request(req)
-        if self.address_ok(req):
+        if not self.address_ok(req):
+            self.c["rangeWalks"] += 1
+        else:
             args = self._lookup_args(req, ctx, pcid, ccid)
             for level, tlb, on in ((SRC_L1, self.l1, self.l1_enable),
                                    (SRC_L2, self.l2, self.l2_enable)):
@@ -380,7 +455,7 @@ class XlatMmuModel:
                 why = self.unusable(req, wreq, lr)
                 if why is not None:
                     out.unusable.append((level, why))
-                    self.c["hitUnusable"] += 1
+                    self.c["dirtyMisses" if why == "clean" else "permMisses"] += 1
                     continue
                 self.c["l1Hits" if level == SRC_L1 else "l2Hits"] += 1
                 if level == SRC_L2 and self.l1_enable:
@@ -402,9 +477,8 @@ class XlatMmuModel:
             out.mem_writes.append(w)
             self.mem_writes.append(w)
         if res.fault:
-            self.c["walkFaults"] += 1
-            r.fault, r.faultStage, r.faultGpa = (res.resp["fault"], res.resp["faultStage"],
-                                                 res.resp["faultGpa"])
+            r.faultStage, r.faultGpa = res.resp["faultStage"], res.resp["faultGpa"]
+            r.fault = mmu_fault(res.resp["fault"], r.faultStage)
         else:
             # a page above 1 GiB (a Sv48 / Sv48x4 root leaf) is used as its 1 GiB parts
             r.ppn, r.pageSize = res.resp["ppn"], min(res.resp["pageSize"], PS_1G)
@@ -433,7 +507,8 @@ class XlatMmuModel:
         g, h = res.gperm, res.hperm
         return dict(vpn=(req.va >> 12) & self.vpn_mask, ppn=res.resp["ppn"] & ~((1 << low) - 1),
                     pageSize=page_size, perm_r=g[0], perm_w=g[1], perm_x=g[2], perm_u=g[3],
-                    dirty=int(res.leaf_dirty), pcid=pcid, ccid=ccid, vmid=ctx,
+                    dirty=int(res.leaf_dirty if self.policy.fill_dirty == "leaves"
+                              else req.cmd == CMD_WRITE), pcid=pcid, ccid=ccid, vmid=ctx,
                     payload=tuple(h), **self._owner(req, ctx >> self.p.vmidBits))
 
     def _fill_from_l2(self, req, ctx, pcid, ccid, lr: LookupResult) -> dict:
@@ -479,10 +554,15 @@ class XlatMmuModel:
             self.pml.response(w.id, 0)
 
     def csr(self, addr: int, write: int, wdata: int = 0) -> tuple[int, int]:
-        """PmlLogger's registers (offsets 0x000-0x0ff); a write may free held log parts."""
-        if addr >= 0x100:
-            raise ValueError(f"CSR {addr:#x}: only PmlLogger's registers are modelled "
-                             f"(MMU control: the constructor's sharing / l1_enable / l2_enable)")
+        """PmlLogger's registers below CSR_MMU (a write may free held log parts), and the
+        MMU's CTRL (the counters are ``counters()``: their CSR order is the RTL manifest's)."""
+        if addr == CSR_CTRL:
+            if write:
+                self.l1_enable, self.l2_enable = bool(wdata & 1), bool(wdata & 2)
+                return 0, 0
+            return int(self.l1_enable) | int(self.l2_enable) << 1, 0
+        if addr >= CSR_MMU:
+            raise ValueError(f"CSR {addr:#x}: the MMU's counters are not modelled as CSRs")
         r = self.pml.csr(addr, write, wdata)
         self._pml_drain()
         return r
@@ -490,11 +570,11 @@ class XlatMmuModel:
     # ------------------------------------------------------------------ fences
     def fence_plan(self, f: Fence) -> FencePlan:
         """The docs' "Fences" table: each TLB invalidation (sent to L1 and L2 alike) and each
-        walker flush of a fence. A kind that is no fence is the broadest fence (every entry of
-        every block) and counted."""
-        name = FENCE_KINDS[f.kind] if isinstance(f.kind, int) and 0 <= f.kind < len(
-            FENCE_KINDS) else f.kind
-        plan = FencePlan(str(name))
+        walker flush of a fence. A code that is no kind acts as hfence.gvma x0, x0 (every entry
+        of every block) and is counted."""
+        code = f.code
+        bad = not 0 <= code < len(FENCE_KINDS)
+        plan = FencePlan(FENCE_KINDS[8] if bad else FENCE_KINDS[code], bad=bad)
         vmid, asid = f.vmid & self.vmid_mask, f.asid & self.asid_mask
         vpn = (f.va >> 12) & self.vpn_mask
         host, guest = self.ctx(CLASS_S1, 0), self.ctx(CLASS_BOTH, vmid)
@@ -506,8 +586,11 @@ class XlatMmuModel:
         def flush(kind, v=0, a=0):
             plan.walker.append(dict(kind=kind, vmid=v, asid=a))
 
-        def stage1(which, ctx, v):
-            """sfence.vma / hfence.vvma / INVLPG / INVPCID in one stage-1 context."""
+        n = plan.kind
+        if n.startswith(("sfence_", "hfence_vvma_")):
+            # stage 1: the host's own contexts (vmid 0 at the walker) or VM vmid's guests
+            ctx, v = (host, 0) if n.startswith("sfence_") else (guest, vmid)
+            which = n.split("_", 1)[1].removeprefix("vvma_")
             if which == "all":
                 tlb(INV_VMID, ctx)
                 flush(FLUSH_VMID, v)
@@ -520,34 +603,18 @@ class XlatMmuModel:
             else:                                    # va + asid
                 tlb(INV_PAGE_PCID, ctx, vpn=vpn, pcid=asid)
                 flush(FLUSH_VMID_ASID, v, asid)
-
-        def gstage(v):
-            tlb(INV_VMID, self.ctx(CLASS_BOTH, v))
-            tlb(INV_VMID, self.ctx(CLASS_S2, v))
-            flush(FLUSH_VMID, v)
-
-        virt_ctx, virt_vmid = (guest, vmid) if f.virt else (host, 0)
-        n = plan.kind
-        if n.startswith("sfence_"):
-            stage1(n[len("sfence_"):], host, 0)
-        elif n.startswith("hfence_vvma_"):
-            stage1(n[len("hfence_vvma_"):], guest, vmid)
-        elif n in ("hfence_gvma_vmid", "hfence_gvma_gpa_vmid", "invept_single"):
-            gstage(vmid)
-        elif n == "invlpg":
-            stage1("va", virt_ctx, virt_vmid)
-        elif n == "invpcid_addr":
-            stage1("va_asid", virt_ctx, virt_vmid)
-        elif n == "invpcid_single":
-            stage1("asid", virt_ctx, virt_vmid)
-        elif n == "invpcid_all":
-            stage1("all", virt_ctx, virt_vmid)
-        elif n == "ccid_page":
-            tlb(INV_PAGE_CCID, virt_ctx, vpn=vpn, ccid=f.ccid & self.ccid_mask)
-        elif n == "ccid_all":
-            tlb(INV_CCID, virt_ctx, ccid=f.ccid & self.ccid_mask)
-        else:                                        # hfence_gvma_all, invept_global, bad
-            plan.bad = n not in ("hfence_gvma_all", "invept_global")
+        elif n in ("hfence_gvma_vmid", "hfence_gvma_gpa_vmid"):
+            # a combined entry is tagged by its GVA: the VM's entries go, both classes
+            tlb(INV_VMID, guest)
+            tlb(INV_VMID, self.ctx(CLASS_S2, vmid))
+            flush(FLUSH_VMID, vmid)
+        elif n.startswith("ccid_"):
+            # a fence names no mode: both classes whose entries have a ccid
+            kind = INV_CCID if n == "ccid_all" else INV_PAGE_CCID
+            for ctx in (host, guest):
+                tlb(kind, ctx, vpn=vpn if kind == INV_PAGE_CCID else 0,
+                    ccid=f.ccid & self.ccid_mask)
+        else:                                        # hfence_gvma_all (and bad codes)
             tlb(INV_ALL, 0)
             flush(FLUSH_ALL)
         return plan
