@@ -353,6 +353,9 @@ class _Walk:
         self.acc: list[Access] = []
         self.dirty: list[DirtyEvent] = []
         self.hw = cfg.adUpdate == "hardware"
+        # D of the last host leaf after the walk (the data page's, host() runs it last); with
+        # no host leaf (stage 1 only) the absent stage's D counts as set
+        self.host_leaf_dirty = True
 
     # -- memory
     def _bus(self, a: Access) -> None:
@@ -498,7 +501,6 @@ class _Walk:
             self.gpa = gpa
             if s1:   # the page whole: host size = guest size, host permission all
                 hpa, hl, hperm = self.identity(gpa, lvl), lvl, (1, 1, 1, 1)
-                self.host_leaf_dirty = True
             else:
                 hpa, hl, hperm = self.host(gpa, req.cmd, pagetable=False)
             res = self._resp(0, 0, 0, 0)
