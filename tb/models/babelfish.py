@@ -144,7 +144,7 @@ class Entry:
     vmid: int = 0     # 0 when the configuration has no VMID tag
     # what a composing model keeps with the entry beside the block's fields (models.xlat_mmu:
     # the stage-2 permissions); opaque here: no rule reads it
-    payload: object = field(default=None, compare=False)
+    payload: object = field(default=None, compare=False, repr=False)
 
     @property
     def cls(self) -> int:

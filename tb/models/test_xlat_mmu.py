@@ -35,23 +35,25 @@ FLAGS = ("sum", "mxr", "vmxr", "wp", "smep", "smap", "nxe")
 # ----------------------------------------------------------------------------- the machine
 @dataclass
 class Proc:
-    """A process as the core sends it: the request fields that do not depend on the VA."""
-    mode: int
-    vmid: int
-    asid: int
-    ccid: int = 0
-    pcIdxValid: int = 0
-    pcIdx: int = 0
-    s1Root: int = 0
-    s2Root: int = 0
+    """A process as the core sends it: its request but the VA and the access, and its
+    targets."""
+    base: Request
     targets: list = field(default_factory=list)
 
+    def __getattr__(self, name):
+        """mode, vmid, asid, ccid, ...: the request's."""
+        if name == "base":
+            raise AttributeError(name)
+        return getattr(self.base, name)
+
     def request(self, t: Target, *, id=0, cmd=None, user=None, flags=None) -> Request:
-        return Request(id=id, va=t.gva, cmd=t.cmd if cmd is None else cmd,
-                       priv=t.user if user is None else user, mode=self.mode, asid=self.asid,
-                       vmid=self.vmid, ccid=self.ccid, pcIdx=self.pcIdx,
-                       pcIdxValid=self.pcIdxValid, s1Root=self.s1Root, s2Root=self.s2Root,
-                       **(flags or {}))
+        return replace(self.base, id=id, va=t.gva, cmd=t.cmd if cmd is None else cmd,
+                       priv=t.user if user is None else user, **(flags or {}))
+
+
+def proc(mode, vmid, asid, ccid=0, pcIdxValid=0, pcIdx=0, s1Root=0, s2Root=0, targets=None):
+    return Proc(Request(mode=mode, vmid=vmid, asid=asid, ccid=ccid, pcIdxValid=pcIdxValid,
+                        pcIdx=pcIdx, s1Root=s1Root, s2Root=s2Root), targets or [])
 
 
 # the response's fault kind of a walker fault (docs/xlat-mmu.md: the spec's list 0 none, 1
@@ -119,14 +121,14 @@ def build(params, seed: int, *, vms: int = 2, regions: int = 6, copies: int = 4,
         mine = [t for t in s.targets if t.vmid == vmid and t.asid == 3]
         modes = [t for t in s.mode_targets if t.vmid == vmid]
         procs += [
-            Proc(MODE_BOTH, vmid, 1, 1, 0, 0, roots[1], vm.hRoot, own + bad1),
-            Proc(MODE_BOTH, vmid, 2, 1, 0, 0, roots[2], vm.hRoot, own + bad1),
-            Proc(MODE_BOTH, vmid, 3, 1, 1, r.randrange(pc_bits + 1), roots[3], vm.hRoot,
+            proc(MODE_BOTH, vmid, 1, 1, 0, 0, roots[1], vm.hRoot, own + bad1),
+            proc(MODE_BOTH, vmid, 2, 1, 0, 0, roots[2], vm.hRoot, own + bad1),
+            proc(MODE_BOTH, vmid, 3, 1, 1, r.randrange(pc_bits + 1), roots[3], vm.hRoot,
                  mine + own[:2]),
             # the host's own address space: a host-unique asid and ccid
-            Proc(MODE_S1, vmid, vmid, vmid, 0, 0, vm.native[1].root >> 12, vm.hRoot,
+            proc(MODE_S1, vmid, vmid, vmid, 0, 0, vm.native[1].root >> 12, vm.hRoot,
                  [t for t in modes if t.mode == MODE_S1]),
-            Proc(MODE_S2, vmid, r.randrange(4), 0, 0, 0, 0, vm.hRoot,
+            proc(MODE_S2, vmid, r.randrange(4), 0, 0, 0, 0, vm.hRoot,
                  [t for t in modes if t.mode == MODE_S2]),
         ]
     return s, [p for p in procs if p.targets]
@@ -262,16 +264,16 @@ def test_isolation_equal_vas_other_tables(name, level, l1_enable):
         space.map(va, gpa, level)
         s.host_map_data(vm, gpa, level, full=True)
         root = space.root >> 12
-        procs.append(Proc(MODE_BOTH, vmid, 0, 0, 0, 0, root, vm.hRoot))
+        procs.append(proc(MODE_BOTH, vmid, 0, 0, 0, 0, root, vm.hRoot))
         expect.append(_expected_ppn(vm, space, va, MODE_BOTH))
         if vmid == 1:
             nat = s.native_space(vm, 1)
             nat.map(va, s.hpa.alloc(level), level)
-            procs.append(Proc(MODE_S1, vmid, 0, 0, 0, 0, nat.root >> 12, vm.hRoot))
+            procs.append(proc(MODE_S1, vmid, 0, 0, 0, 0, nat.root >> 12, vm.hRoot))
             expect.append(_expected_ppn(vm, nat, va, MODE_S1))
             if vm.host.lookup(va) is None:
                 vm.host.map(va, s.hpa.alloc(level), level)
-            procs.append(Proc(MODE_S2, vmid, 0, 0, 0, 0, 0, vm.hRoot))
+            procs.append(proc(MODE_S2, vmid, 0, 0, 0, 0, 0, vm.hRoot))
             expect.append(_expected_ppn(vm, None, va, MODE_S2))
     assert len(set(expect)) == len(expect), "the test needs distinct frames"
     mmu = XlatMmuModel(params, mem=s.mem, l1_enable=l1_enable)
@@ -379,7 +381,7 @@ def test_fence_makes_the_changed_table_seen(name, kind):
         nat.map(va, s.hpa.alloc(0), 0)
         shared = kind.startswith("ccid")
         mode = {"s1": MODE_S1, "both": MODE_BOTH, "s2": MODE_S2}[who]
-        p = Proc(mode, 1, 1, 1, 0 if shared else 1, 0,
+        p = proc(mode, 1, 1, 1, 0 if shared else 1, 0,
                  (nat if who == "s1" else space).root >> 12, vm.hRoot)
         addr = gpa | 0x40 if who == "s2" else va
         t = Target(1, 1, addr, "ok", {}, cmd=CMD_READ)
