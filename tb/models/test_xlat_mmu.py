@@ -609,3 +609,26 @@ def test_pml_logs_what_the_walker_alone_reports(name):
         assert any(g >> (9 * hl) == page >> (9 * hl) for g in logged), (page, hl)
     assert all(s.mem.read(a) == d for a, d in got)
     assert any(w.part == 1 for w in mmu.pml.writes)      # the guest (EPML) part too
+
+
+# ----------------------------------------------------------------------------- parameters
+def test_parameters_follow_the_rtl_and_refuse_what_it_refuses():
+    """The named configurations derive the blocks' widths as xlat.mmu.XlatMmuParams does
+    (docs/xlat-mmu.md "Parameters": vpnBits = max(guest VA bits, gpaBits) - 12, ppnBits =
+    paBits - 12, the TLB tag 2 bits wider than vmidBits); an illegal value is refused with the
+    parameter's name."""
+    for name, va_bits, gpa_bits, pa_bits in (("mmu_rv", 48, 50, 52), ("mmu_x86", 48, 48, 52),
+                                             ("mmu_formal", 39, 41, 41)):
+        p = CONFIGS[name]()
+        for tlb in (p.l1, p.l2):
+            assert tlb.vpnBits == max(va_bits, gpa_bits) - 12 and tlb.ppnBits == pa_bits - 12
+            assert tlb.vmidBits == p.vmidBits + 2 and tlb.pcidBits == p.asidBits
+        assert p.pml.vaBits == max(va_bits, gpa_bits, 39)
+    for kw, word in ((dict(vmidBits=15), "vmidBits"), (dict(vmidBits=2), "pmlContexts")):
+        with pytest.raises(ValueError, match=word):
+            CONFIGS["mmu_rv"](**kw)
+    p = CONFIGS["mmu_rv"]()
+    with pytest.raises(ValueError, match="l1.vmidBits"):
+        replace(p, l1=replace(p.l1, vmidBits=3))
+    with pytest.raises(ValueError, match="hit_perm"):
+        MmuPolicy(hit_perm="or")

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from . import privcheck
 from .babelfish import PAGE_LOW_BITS, PS_1G, BabelFishModel, BabelFishParams, LookupResult
-from .pml import PmlModel, PmlParams
+from .pml import COUNTER_MAX, PmlModel, PmlParams
 from .ptformats import (CMD_RESERVED, CMD_WRITE, MODE_BARE, MODE_BOTH, MODE_S1, MODE_S2)
 from .walker import F_ADDR, SparseMemory, WalkerConfig, WalkRequest, WalkResult, host_denies, walk
 
@@ -88,7 +88,7 @@ class XlatMmuParams:
     l2: BabelFishParams
     walker: WalkerConfig
     pml: PmlParams
-    vmidBits: int = 8
+    vmidBits: int = 14
     asidBits: int = 16
     ccidBits: int = 12
     walkerParams: tuple = ()
@@ -111,6 +111,9 @@ class XlatMmuParams:
         if not 1 <= self.vmidBits <= 14:
             raise ValueError(f"vmidBits must be 1..14 (the TLBs' tag is vmidBits + 2 <= 16), "
                              f"got {self.vmidBits}")
+        if not 1 <= self.pml.contexts <= 1 << self.vmidBits:
+            raise ValueError(f"pmlContexts must be 1..{1 << self.vmidBits} (2^vmidBits), got "
+                             f"{self.pml.contexts}")
 
     @property
     def paBits(self) -> int:
@@ -303,6 +306,12 @@ class MmuPolicy:
     fill_dirty: str = "leaves"
     sharing: bool = True
 
+    def __post_init__(self):
+        if self.hit_perm not in ("stages", "and"):
+            raise ValueError(f"hit_perm must be 'stages' or 'and', got {self.hit_perm!r}")
+        if self.fill_dirty not in ("leaves", "write"):
+            raise ValueError(f"fill_dirty must be 'leaves' or 'write', got {self.fill_dirty!r}")
+
     @classmethod
     def rtl_s28(cls) -> "MmuPolicy":
         return cls(hit_perm="and", fill_dirty="write", sharing=False)
@@ -377,11 +386,11 @@ class XlatMmuModel:
         return self.serve(req).resp
 
     def serve(self, req: Request) -> Outcome:
-        self.c["requests"] += 1
+        self._count("requests")
         self.pml.now += 1
         if req.cmd == CMD_RESERVED:
             # bad input, in every mode: answered at once (fault 4, as the walker's), no lookup
-            self.c["badCmds"] += 1
+            self._count("badCmds")
             out = Outcome(req, Response(req.id, fault=FAULT_RESERVED, source=SRC_L1))
         elif req.mode == MODE_BARE:
             out = Outcome(req, self._bare(req))
@@ -391,14 +400,14 @@ class XlatMmuModel:
         self.sources[r.source] += 1
         if r.fault:
             self.faults[r.fault] = self.faults.get(r.fault, 0) + 1
-            self.c[FAULT_COUNTERS[r.fault]] += 1
+            self._count(FAULT_COUNTERS[r.fault])
         self.last = out
         return out
 
     def _bare(self, req: Request) -> Response:
         """pa = va, answered as an L1-class response (docs "Structure"); an address beyond
         paBits is an access fault (no such physical address)."""
-        self.c["bare"] += 1
+        self._count("bare")
         r = Response(req.id, source=SRC_L1)
         if req.va >> self.p.paBits:
             r.fault = FAULT_ACCESS
@@ -438,7 +447,7 @@ class XlatMmuModel:
         out = Outcome(req, Response(req.id), ctx=ctx)
         wreq = self.walk_request(req)
         if not self.address_ok(req):
-            self.c["rangeWalks"] += 1
+            self._count("rangeWalks")
         else:
             args = self._lookup_args(req, ctx, pcid, ccid)
             for level, tlb, on in ((SRC_L1, self.l1, self.l1_enable),
@@ -455,9 +464,9 @@ class XlatMmuModel:
                 why = self.unusable(req, wreq, lr)
                 if why is not None:
                     out.unusable.append((level, why))
-                    self.c["dirtyMisses" if why == "clean" else "permMisses"] += 1
+                    self._count("dirtyMisses" if why == "clean" else "permMisses")
                     continue
-                self.c["l1Hits" if level == SRC_L1 else "l2Hits"] += 1
+                self._count("l1Hits" if level == SRC_L1 else "l2Hits")
                 if level == SRC_L2 and self.l1_enable:
                     self._fill(out, SRC_L1, self._fill_from_l2(req, ctx, pcid, ccid, lr))
                 out.resp.ppn, out.resp.pageSize = lr.resp["ppn"], lr.resp["pageSize"]
@@ -468,7 +477,7 @@ class XlatMmuModel:
 
     # ------------------------------------------------------------------ walks and fills
     def _walk(self, req, wreq, out: Outcome, ctx, pcid, ccid):
-        self.c["walks"] += 1
+        self._count("walks")
         res = walk(self.mem, self.cfg, wreq)
         out.walk = res
         r = out.resp
@@ -623,9 +632,9 @@ class XlatMmuModel:
         """Accepted after every earlier request ended (the drain); applied to both TLBs (the
         walker model has no cache: its flushes are recorded in the plan only)."""
         plan = self.fence_plan(f)
-        self.c["fences"] += 1
+        self._count("fences")
         if plan.bad:
-            self.c["badFences"] += 1
+            self._count("badFences")
         for inv in plan.tlb:
             self.l1.inval(**inv)
             self.l2.inval(**inv)
@@ -633,6 +642,9 @@ class XlatMmuModel:
         return plan
 
     # ------------------------------------------------------------------ counters
+    def _count(self, name: str) -> None:
+        self.c[name] = min(COUNTER_MAX, self.c[name] + 1)     # 32-bit, saturating
+
     def counters(self) -> dict:
         out = {f"mmu_{k}": v for k, v in self.c.items()}
         for prefix, d in (("l1", self.l1.counters), ("l2", self.l2.counters),
