@@ -23,7 +23,8 @@ from models.pml import CTRL_EPML, CTRL_PML, PmlModel
 from models.ptformats import CMD_READ, CMD_WRITE, MODE_BARE, MODE_BOTH, MODE_S1, MODE_S2
 from models.walker import F_ADDR, F_BUS, F_GUEST, F_HOST, F_RSVD, WalkRequest, walk
 from models.xlat_mmu import (CONFIGS, FENCE_CODE, FENCE_CODES, FENCE_KINDS, SRC_L1, SRC_L2,
-                             SRC_WALK, X86_FENCES, Fence, MmuPolicy, Request, XlatMmuModel)
+                             SRC_WALK, X86_FENCES, Fence, MmuPolicy, PmlStall, Request,
+                             XlatMmuModel)
 from xlat_tb.pagetables import MapConflict, Scenario, Target, sign_extend
 from xlat_tb.regression import run_length
 from xlat_tb.seed import choose_seed
@@ -632,3 +633,49 @@ def test_parameters_follow_the_rtl_and_refuse_what_it_refuses():
         replace(p, l1=replace(p.l1, vmidBits=3))
     with pytest.raises(ValueError, match="hit_perm"):
         MmuPolicy(hit_perm="or")
+
+
+@pytest.mark.parametrize("name", ARCH_CONFIGS)
+def test_pml_full_buffer_stalls_until_the_hypervisor_frees_it(name):
+    """A one-entry PML buffer: the first written page is logged, the next ones wait in the
+    context's queue (an exit is raised), the one after a full queue stalls the walk (the
+    response is marked stalled, and no request or fence is taken meanwhile: PmlStall); the
+    hypervisor takes the exit, gives a new buffer and acknowledges: the waiting events are
+    logged, in the order the pages were written (the builder's GPAs), and requests go on."""
+    params = CONFIGS[name]()
+    s = Scenario(params.walker, 31)
+    s.ad_clear_p, s.host_pt_ad_clear_p = 1.0, 0.0       # data leaves only: one event a page
+    vm = s.add_vm(1)
+    s.add_space(vm, 1)
+    for _ in range(params.pml.queueDepth + 3):
+        s.add_region(vm, 1, 0, host_mode="4k", n_addrs=1)
+    p = proc(MODE_BOTH, 1, 1, 1, 1, 0, vm.spaces[1].root >> 12, vm.hRoot)
+    mmu = XlatMmuModel(params, mem=s.mem)
+    regs = mmu.pml.regs
+    base = s.hpa.alloc(1)
+    _pml_setup(mmu.csr, regs, 1, 1, base)
+    mmu.csr(regs.addr(1, "PML_INDEX"), 1, 0)                 # one entry left
+    mmu.csr(regs.addr(1, "CTRL"), 1, CTRL_PML)
+    pages = []
+    for i, t in enumerate(s.targets):
+        out = mmu.serve(p.request(t, id=i, cmd=CMD_WRITE, user=0, flags={"sum": 1}))
+        assert out.resp.fault == 0
+        pages.append(t.expect["gpa"] >> 12)
+        # 1 logged, queueDepth waiting: the next one stalls
+        assert out.stalled == (i > params.pml.queueDepth), (i, out.stalled)
+        if out.stalled:
+            break
+    with pytest.raises(PmlStall):
+        mmu.request(p.request(s.targets[0]))
+    with pytest.raises(PmlStall):
+        mmu.fence(Fence("sfence_all"))
+    assert [x.vmid for x in mmu.pml.pending_exits] == [1]
+    mmu.pml.take_exit(1, 62)
+    mmu.csr(regs.addr(1, "PML_ADDR"), 1, base + 0x2000)
+    mmu.csr(regs.addr(1, "PML_INDEX"), 1, 511)
+    mmu.csr(regs.addr(1, "ACK"), 1, 1)
+    assert not mmu.stalled
+    assert [w.data >> 12 for w in mmu.pml.writes] == pages
+    t = s.targets[len(pages)]
+    assert mmu.request(p.request(t, cmd=CMD_WRITE, flags={"sum": 1})).fault == 0
+    assert mmu.pml.writes[-1].data >> 12 == t.expect["gpa"] >> 12

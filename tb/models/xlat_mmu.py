@@ -275,6 +275,7 @@ class Outcome:
     dirty: list = field(default_factory=list)      # the walk's DirtyEvents
     pml: list = field(default_factory=list)        # [(kind, Event)] as PmlModel classified them
     mem_writes: list = field(default_factory=list)  # [(addr, wdata, wmask, "ad" | "pml")]
+    stalled: bool = False   # a dirty event waits for PmlLogger: the RTL answers after the stall
 
 
 # the MMU's own perf_* the model counts (the RTL's names; badMemResps, badCsrs and
@@ -318,8 +319,9 @@ class MmuPolicy:
 
 
 class PmlStall(Exception):
-    """A dirty event found its PmlLogger context's queue full: the RTL's walk waits for
-    `dirty_ready` (the hypervisor must take the exit and reset the index through the CSRs)."""
+    """A request or fence offered while a walk waits for `dirty_ready` (its dirty event found
+    its PmlLogger context's queue full): the RTL serving one request at a time accepts nothing
+    until the hypervisor frees the queue through the CSRs (``XlatMmuModel.stalled``)."""
 
 
 # ----------------------------------------------------------------------------- the model
@@ -351,6 +353,7 @@ class XlatMmuModel:
         self.last: Outcome | None = None
         self.fence_log: list[FencePlan] = []
         self.mem_writes: list = []             # every write of the memory port, in order
+        self.stalled: list = []                # [(Outcome, DirtyEvent)] waiting for dirty_ready
 
     # ------------------------------------------------------------------ contexts
     def ctx(self, mode_class: int, vmid: int) -> int:
@@ -386,6 +389,7 @@ class XlatMmuModel:
         return self.serve(req).resp
 
     def serve(self, req: Request) -> Outcome:
+        self._check_stall(f"request {req.id}")
         self._count("requests")
         self.pml.now += 1
         if req.cmd == CMD_RESERVED:
@@ -543,11 +547,27 @@ class XlatMmuModel:
 
     # ------------------------------------------------------------------ PML
     def _pml_event(self, out: Outcome, d):
-        if self.pml.queue_full(d.vmid):
-            raise PmlStall(f"dirty event {d} of request {out.req.id}: PmlLogger context "
-                           f"{d.vmid}'s queue is full (an exit is pending)")
+        """A walk's dirty event: accepted unless its context's queue is full (PmlLogger's
+        `dirty_ready`); then it and every later one of the walk wait (``stalled``)."""
+        if self.stalled or self.pml.queue_full(d.vmid):
+            out.stalled = True
+            self.stalled.append((out, d))
+            return
         out.pml.append(self.pml.accept(d.vmid, d.gpa, d.gva, d.asid))
         self._pml_drain(out)
+
+    def _check_stall(self, what: str):
+        if self.stalled:
+            out, d = self.stalled[0]
+            raise PmlStall(f"{what} offered while request {out.req.id}'s walk waits for "
+                           f"PmlLogger context {d.vmid}'s queue (dirty event gpa {d.gpa:#x})")
+
+    def _unstall(self):
+        """Accept the waiting dirty events the queues now take, in order."""
+        while self.stalled and not self.pml.queue_full(self.stalled[0][1].vmid):
+            out, d = self.stalled.pop(0)
+            out.pml.append(self.pml.accept(d.vmid, d.gpa, d.gva, d.asid))
+            self._pml_drain(out)
 
     def _pml_drain(self, out: Outcome | None = None):
         """Issue every write the logger may issue now (its round robin), into the memory."""
@@ -574,6 +594,7 @@ class XlatMmuModel:
             raise ValueError(f"CSR {addr:#x}: the MMU's counters are not modelled as CSRs")
         r = self.pml.csr(addr, write, wdata)
         self._pml_drain()
+        self._unstall()
         return r
 
     # ------------------------------------------------------------------ fences
@@ -631,6 +652,7 @@ class XlatMmuModel:
     def fence(self, f: Fence) -> FencePlan:
         """Accepted after every earlier request ended (the drain); applied to both TLBs (the
         walker model has no cache: its flushes are recorded in the plan only)."""
+        self._check_stall("a fence")
         plan = self.fence_plan(f)
         self._count("fences")
         if plan.bad:
