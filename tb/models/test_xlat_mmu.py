@@ -168,6 +168,13 @@ def run_traffic(name: str, seed: int, n: int, *, policy: MmuPolicy = MmuPolicy()
         if i % 97 == 96:
             mmu.fence(random_fence(rng, procs, bad=i % 485 == 96))
             continue
+        if rng.random() < 0.04:                             # bare: pa = va (docs)
+            va = rng.randrange(1 << (params.paBits + (i % 7 == 0)))
+            r = mmu.request(Request(id=i & 15, va=va, cmd=rng.randrange(3), mode=MODE_BARE,
+                                    vmid=rng.randrange(4), asid=rng.randrange(4)))
+            exp = (0, 0, ACCESS, 0, 0) if va >> params.paBits else (va >> 12, 0, 0, 0, 0)
+            assert (r.translation, r.source) == (exp, SRC_L1), (va, r)
+            continue
         if prev is not None and rng.random() < 0.2:
             req = replace(prev, id=i & 15, cmd=CMD_WRITE)   # a write after an access
         else:
@@ -202,9 +209,9 @@ def run_traffic(name: str, seed: int, n: int, *, policy: MmuPolicy = MmuPolicy()
 @pytest.mark.parametrize("name", list(CONFIGS))
 def test_random_traffic_answers_as_the_walker_alone(name):
     """Every response's translation (ppn, pageSize, fault, faultStage, faultGpa) equals the
-    walker model's alone on the same tables at that moment (its fault as the spec's kind), for
-    random multi-VM, multi-container traffic of every mode, random commands (the reserved one
-    too), privileges and flags, with fences of every kind (x86's, bad codes) in between; and
+    walker model's alone on the same tables at that moment (its fault as the spec's kind; bare:
+    pa = va), for random multi-VM, multi-container traffic of every mode, random commands (the
+    reserved one too), privileges and flags, with fences of every kind (x86's, bad codes) in between; and
     the run reaches every path."""
     seed = choose_seed()
     n = run_length("models")
@@ -214,7 +221,7 @@ def test_random_traffic_answers_as_the_walker_alone(name):
     assert c["l1_sharedHits"] and c["l1_crossHits"], c
     assert {"clean", "stage1"} <= unusable, unusable
     assert {PAGE, GUEST_PAGE, RESERVED} <= set(mmu.faults), mmu.faults
-    assert c["mmu_rangeWalks"] and c["mmu_badCmds"], c
+    assert c["mmu_rangeWalks"] and c["mmu_badCmds"] and c["mmu_bare"], c
     assert c["mmu_badFences"] and c["mmu_fences"] > c["mmu_badFences"], c
     if name != "mmu_formal":
         assert "stage2" in unusable, unusable
