@@ -34,7 +34,7 @@ not depend on the order if the RTL overlapped requests, which level answers woul
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import privcheck
 from .babelfish import PAGE_LOW_BITS, PS_1G, BabelFishModel, BabelFishParams, LookupResult
@@ -302,10 +302,14 @@ class MmuPolicy:
       D = the walk was a write);
     * ``sharing``: fills of a process without private copies are shared in its ccid group
       (the model's), or every fill is private (RTL decided 9; build the TLBs with
-      ``sharing=False`` as well)."""
+      ``sharing=False`` as well);
+    * ``gib_parts``: a leaf above 1 GiB (Sv48 / Sv48x4 root) is answered and filled as its
+      1 GiB parts (the model's), or answered with the walker's pageSize 3 and filled as such,
+      which BabelFishTlb refuses (a bad fill: the RTL of session 28)."""
     hit_perm: str = "stages"
     fill_dirty: str = "leaves"
     sharing: bool = True
+    gib_parts: bool = True
 
     def __post_init__(self):
         if self.hit_perm not in ("stages", "and"):
@@ -315,7 +319,7 @@ class MmuPolicy:
 
     @classmethod
     def rtl_s28(cls) -> "MmuPolicy":
-        return cls(hit_perm="and", fill_dirty="write", sharing=False)
+        return cls(hit_perm="and", fill_dirty="write", sharing=False, gib_parts=False)
 
 
 class PmlStall(Exception):
@@ -335,7 +339,7 @@ class XlatMmuModel:
         self.G, self.H = self.cfg.G, self.cfg.H
         self.policy = policy or MmuPolicy()
         if sharing is not None:
-            self.policy = MmuPolicy(self.policy.hit_perm, self.policy.fill_dirty, sharing)
+            self.policy = replace(self.policy, sharing=sharing)
         self.sharing = self.policy.sharing
         # MMU control (CTRL at CSR_CTRL): each level's enable
         self.l1_enable, self.l2_enable = l1_enable, l2_enable
@@ -494,7 +498,9 @@ class XlatMmuModel:
             r.fault = mmu_fault(res.resp["fault"], r.faultStage)
         else:
             # a page above 1 GiB (a Sv48 / Sv48x4 root leaf) is used as its 1 GiB parts
-            r.ppn, r.pageSize = res.resp["ppn"], min(res.resp["pageSize"], PS_1G)
+            r.ppn, r.pageSize = res.resp["ppn"], res.resp["pageSize"]
+            if self.policy.gib_parts:
+                r.pageSize = min(r.pageSize, PS_1G)
             fill = self._fill_from_walk(req, ctx, pcid, ccid, res, r.pageSize)
             for level, tlb, on in ((SRC_L2, self.l2, self.l2_enable),
                                    (SRC_L1, self.l1, self.l1_enable)):
@@ -516,8 +522,10 @@ class XlatMmuModel:
         return dict(glob=0, own=1, pc=0)
 
     def _fill_from_walk(self, req, ctx, pcid, ccid, res: WalkResult, page_size: int) -> dict:
-        low = PAGE_LOW_BITS[page_size]
+        low = PAGE_LOW_BITS.get(page_size, 0)    # pageSize 3: a bad fill, not installed
         g, h = res.gperm, res.hperm
+        if self.policy.hit_perm == "and":
+            g = tuple(x & y for x, y in zip(g, h))   # the RTL's one permission: the TLBs'
         return dict(vpn=(req.va >> 12) & self.vpn_mask, ppn=res.resp["ppn"] & ~((1 << low) - 1),
                     pageSize=page_size, perm_r=g[0], perm_w=g[1], perm_x=g[2], perm_u=g[3],
                     dirty=int(res.leaf_dirty if self.policy.fill_dirty == "leaves"
