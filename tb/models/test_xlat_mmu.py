@@ -698,7 +698,7 @@ def test_parameters_follow_the_rtl_and_refuse_what_it_refuses():
         for tlb in (p.l1, p.l2):
             assert tlb.vpnBits == max(va_bits, gpa_bits) - 12 and tlb.ppnBits == pa_bits - 12
             assert tlb.vmidBits == p.vmidBits + 2 and tlb.pcidBits == p.asidBits
-        assert p.pml.vaBits == max(va_bits, gpa_bits, 39)
+        assert p.pml.vaBits == 64
     for kw, word in ((dict(vmidBits=15), "vmidBits"), (dict(vmidBits=2), "pmlContexts")):
         with pytest.raises(ValueError, match=word):
             CONFIGS["mmu_rv"](**kw)

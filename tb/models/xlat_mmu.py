@@ -128,15 +128,16 @@ def make_params(*, guest: str = "sv48", host: str = "sv48x4", paBits: int = 52,
                 walkerParams: dict | None = None) -> XlatMmuParams:
     """An XlatMmuParams as xlat.mmu.XlatMmuParams derives the blocks' (defaults: mmu_rv):
     both TLBs vpnBits = max(guest VA bits, gpaBits) - 12, ppnBits = paBits - 12, vmidBits =
-    vmidBits + 2, pcidBits = asidBits; PmlLogger vaBits = max(guest VA bits, gpaBits, 39),
-    vmidBits / asidBits the MMU's. ``l1`` / ``l2`` give the geometry (sets, ways,
-    superpageEntries, storage, latency). ``sharing``: the TLBs' (the RTL of session 28 builds
-    them with sharing = false, its decided 9; the model's default policy shares)."""
+    vmidBits + 2, pcidBits = asidBits; PmlLogger vaBits = 64, vmidBits / asidBits the MMU's.
+    ``l1`` / ``l2`` give the geometry (sets, ways, superpageEntries, storage, latency).
+    ``sharing``: the TLBs' (the RTL of session 28 builds them with sharing = false, its
+    decided 9; the model's default policy shares)."""
     w = WalkerConfig(guest=guest, host=host, adUpdate=adUpdate, paBits=paBits)
     vpn = max(w.G.input_bits, w.gpaBits) - 12
     common = dict(vpnBits=vpn, ppnBits=paBits - 12, pcidBits=asidBits, ccidBits=ccidBits,
                   pcBits=pcBits, vmidBits=vmidBits + 2, sharing=sharing, replacement=replacement)
-    pml = PmlParams(contexts=pmlContexts, paBits=paBits, vaBits=max(w.G.input_bits, w.gpaBits, 39),
+    # vaBits 64: PmlLogger takes the walker's 52-bit GVA page number whole (the RTL's)
+    pml = PmlParams(contexts=pmlContexts, paBits=paBits, vaBits=64,
                     entries=pmlEntries, dedupEntries=pmlDedupEntries, idBits=pmlIdBits,
                     vmidBits=vmidBits, asidBits=asidBits)
     return XlatMmuParams(
@@ -235,7 +236,8 @@ class Response:
 @dataclass(frozen=True)
 class Fence:
     """The `fence` channel: ``kind`` a code (0..15), a name of FENCE_KINDS, or an x86 name of
-    X86_FENCES, which ``virt`` turns into a kind (0: outside a VM, 1: in VM ``vmid``)."""
+    X86_FENCES, which ``virt`` turns into a kind (0: outside a VM, 1: in VM ``vmid``); ``va``
+    the byte address of the va / gpa kinds (the port `fence_bits_vpn` is ``va >> 12``)."""
     kind: object
     va: int = 0
     asid: int = 0
