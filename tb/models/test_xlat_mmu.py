@@ -22,8 +22,8 @@ from models.babelfish import PS_1G
 from models.pml import CTRL_EPML, CTRL_PML, PmlModel
 from models.ptformats import CMD_READ, CMD_WRITE, MODE_BARE, MODE_BOTH, MODE_S1, MODE_S2
 from models.walker import F_ADDR, F_BUS, F_GUEST, F_HOST, F_RSVD, WalkRequest, walk
-from models.xlat_mmu import (CONFIGS, CSR_CTRL, FENCE_CODE, FENCE_CODES, FENCE_KINDS, SRC_L1, SRC_L2,
-                             SRC_WALK, X86_FENCES, Fence, MmuPolicy, PmlStall, Request,
+from models.xlat_mmu import (CONFIGS, CSR_CTRL, FENCE_CODE, FENCE_CODES, FENCE_KINDS, SRC_L1,
+                             SRC_L2, SRC_WALK, X86_FENCES, Fence, MmuPolicy, PmlStall, Request,
                              XlatMmuModel)
 from xlat_tb.pagetables import MapConflict, Scenario, Target, sign_extend
 from xlat_tb.regression import run_length
@@ -274,8 +274,8 @@ def test_random_traffic_answers_as_the_walker_alone(name):
     """Every response's translation (ppn, pageSize, fault, faultStage, faultGpa) equals the
     walker model's alone on the same tables at that moment (its fault as the spec's kind; bare:
     pa = va), for random multi-VM, multi-container traffic of every mode, random commands (the
-    reserved one too), privileges and flags, with fences of every kind (x86's, bad codes) in between; and
-    the run reaches every path."""
+    reserved one too), privileges and flags, with fences of every kind (x86's, bad codes) in
+    between; and the run reaches every path."""
     seed = choose_seed()
     n = run_length("models")
     mmu, unusable = run_traffic(name, seed, n)
