@@ -753,3 +753,34 @@ def test_pml_full_buffer_stalls_until_the_hypervisor_frees_it(name):
     t = s.targets[len(pages)]
     assert mmu.request(p.request(t, cmd=CMD_WRITE, flags={"sum": 1})).fault == 0
     assert mmu.pml.writes[-1].data >> 12 == t.expect["gpa"] >> 12
+
+
+def test_hs_mxr_read_of_an_execute_only_gstage_page():
+    """RISC-V: a page execute-only at the G-stage, filled by a fetch, then read with the
+    HS-level MXR (docs "Decided in the model" M3): the model's hit check is the walker's, so
+    the answer is the walker alone's whether the page is cached or not; the RTL's check
+    (MmuPolicy.rtl_s28, PrivCheck.stage2) lets the hit answer, as the ISA's G-stage rule
+    (models.privcheck, "Setting MXR at HS-level ... overrides ... G-stage execute-only") allows
+    the read."""
+    from models import privcheck as pc
+    for policy in (MmuPolicy(), MmuPolicy.rtl_s28()):
+        params = CONFIGS["mmu_rv"](sharing=policy.sharing)
+        s = Scenario(params.walker, 41)
+        vm = s.add_vm(1)
+        space = s.add_space(vm, 1)
+        va, gpa = s.random_va_block(vm, 1, 0), vm.gpa_alloc.alloc(0)
+        space.map(va, gpa, 0, r=1, w=0, x=1, u=0)
+        vm.host.map(gpa, s.hpa.alloc(0), 0, r=0, w=0, x=1, u=1)
+        s.mem.journal = True
+        mmu = XlatMmuModel(params, mem=s.mem, policy=policy)
+        p = proc(MODE_BOTH, 1, 1, 1, 1, 0, space.root >> 12, vm.hRoot)
+        t = Target(1, 1, va | 0x80, "ok", {})
+        assert mmu.request(p.request(t, cmd=2, user=0)).fault == 0          # the fetch fills
+        read = p.request(t, cmd=CMD_READ, user=0, flags={"mxr": 1})
+        r = mmu.request(read)
+        if policy.hit_perm == "stages":
+            assert r.translation == reference(s.mem, params, read)
+        else:
+            isa = not pc.denies(pc.RV_GSTAGE, pc.Access(cmd=0, user=True, mxr=True),
+                                pc.Perm(r=False, w=False, x=True, u=True))
+            assert isa and (r.fault, r.source) == (0, SRC_L1)
