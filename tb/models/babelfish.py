@@ -17,7 +17,7 @@ kind 7 every entry of that VMID covering ``inval.vpn``; kind 0 stays global. Wit
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .replacement import make_policy
 
@@ -142,6 +142,9 @@ class Entry:
     own: int          # as stored (forced to 1 for non-global fills when sharing is off)
     pc: int
     vmid: int = 0     # 0 when the configuration has no VMID tag
+    # what a composing model keeps with the entry beside the block's fields (models.xlat_mmu:
+    # the stage-2 permissions); opaque here: no rule reads it
+    payload: object = field(default=None, compare=False, repr=False)
 
     @property
     def cls(self) -> int:
@@ -173,6 +176,7 @@ class LookupResult:
     fault_reasons: tuple = ()
     same_class_multi: bool = False  # two entries of the serving class matched (4K vs superpage, ...)
     vm_blocked: bool = False       # an entry of another VMID covered the VPN and would have matched in its VM
+    entry: Entry | None = None     # the entry that served a hit
 
 
 @dataclass
@@ -329,12 +333,14 @@ class BabelFishModel:
             resp=resp, array=array, way=way, cls=cls,
             matched_classes=frozenset(c[0] for c in cands), pc_reject=pc_reject,
             bad_pcidx=bad_pcidx, fault_reasons=tuple(reasons),
-            same_class_multi=sum(1 for c in cands if c[0] == cls) > 1, vm_blocked=vm_blocked)
+            same_class_multi=sum(1 for c in cands if c[0] == cls) > 1, vm_blocked=vm_blocked,
+            entry=e)
 
     # ------------------------------------------------------------------- fill
     def fill(self, vpn: int, ppn: int, pageSize: int, perm_r: int = 1, perm_w: int = 1,
              perm_x: int = 1, perm_u: int = 1, dirty: int = 1, glob: int = 0, pcid: int = 0,
-             ccid: int = 0, own: int = 1, pc: int = 0, vmid: int = 0, **kw) -> FillResult:
+             ccid: int = 0, own: int = 1, pc: int = 0, vmid: int = 0, payload=None,
+             **kw) -> FillResult:
         if "global" in kw:
             glob = kw.pop("global")
         p = self.p
@@ -356,7 +362,7 @@ class BabelFishModel:
                   perm_r=perm_r & 1, perm_w=perm_w & 1, perm_x=perm_x & 1, perm_u=perm_u & 1,
                   dirty=dirty & 1, glob=glob & 1, pcid=pcid & self.pcid_mask,
                   ccid=ccid & self.ccid_mask, own=own & 1, pc=pc & self.pc_mask,
-                  vmid=vmid & self.vmid_mask)
+                  vmid=vmid & self.vmid_mask, payload=payload)
         if pageSize == PS_4K:
             array, arr, repl = "4k", self.sets[self.set_index(vpn)], self.set_repl[self.set_index(vpn)]
         else:

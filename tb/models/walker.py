@@ -252,6 +252,12 @@ class WalkResult:
     host_leaf_level: int | None = None        # of the data translation
     fault_reason: str = ""                    # a short tag for coverage / messages
     gpa: int | None = None                    # final GPA (when reached)
+    # success only, for a model that caches the translation (models.xlat_mmu): each stage's
+    # accumulated permission (r, w, x, u) apart (the absent stage's: all), and whether the
+    # leaves' D bits are set after the walk (both present leaves; a write walk sets them)
+    gperm: tuple = (1, 1, 1, 1)
+    hperm: tuple = (1, 1, 1, 1)
+    leaf_dirty: bool = False
 
     @property
     def fault(self) -> int:
@@ -312,6 +318,17 @@ def max_writes(guest_levels: int, host_levels: int) -> int:
     return guest_levels + 2
 
 
+def host_denies(family: str, perm: tuple, cmd: int) -> bool:
+    """The host leaf's check of an access ``cmd`` on the host's accumulated ``perm`` (RISC-V:
+    before U is forced to 1; the G-stage needs U = 1, every access being a user's), as the walk
+    makes it: no flag reaches it (docs/privcheck.md "Users": PrivCheck.stage2, with the HS-level
+    MXR, is not the walker's check yet).  A model answering from a cached translation calls
+    this, so a hit and a walk decide alike."""
+    if family == "rv" and not perm[3]:
+        return True
+    return perm_denies(perm, cmd, 1, check_user=False)
+
+
 def cold_reads(guest_levels: int, host_levels: int, mode: int = MODE_BOTH) -> int:
     """Plain reads of a successful walk through 4 KiB pages at both stages, A/D already set:
     a stage-1-only walk reads the guest levels, a stage-2-only walk the host levels."""
@@ -336,6 +353,9 @@ class _Walk:
         self.acc: list[Access] = []
         self.dirty: list[DirtyEvent] = []
         self.hw = cfg.adUpdate == "hardware"
+        # D of the last host leaf after the walk (the data page's, host() runs it last); with
+        # no host leaf (stage 1 only) the absent stage's D counts as set
+        self.host_leaf_dirty = True
 
     # -- memory
     def _bus(self, a: Access) -> None:
@@ -405,14 +425,15 @@ class _Walk:
             if H.misaligned(pte, lvl):
                 raise _Fault(F_HOST, STAGE_HOST, lvl, g, "host misaligned superpage")
             perm = H.perm_step(perm, pte, True)
+            if host_denies(H.family, perm, cmd):
+                why = "host U=0" if H.family == "rv" and not perm[3] else f"host denies cmd {cmd}"
+                raise _Fault(F_HOST, STAGE_HOST, lvl, g, why)
             if H.family == "rv":
-                if not perm[3]:
-                    raise _Fault(F_HOST, STAGE_HOST, lvl, g, "host U=0")
                 perm = perm[:3] + (1,)
-            if perm_denies(perm, cmd, 1, check_user=False):
-                raise _Fault(F_HOST, STAGE_HOST, lvl, g, f"host denies cmd {cmd}")
             self.ad(H, pte, addr, lvl, write=cmd == CMD_WRITE, stage=STAGE_HOST, gpa=g,
                     role=role, pagetable=pagetable)
+            # D after the walk: set before, or set now (hardware) / required (fault) by a write
+            self.host_leaf_dirty = bool(pte & H.d_mask) or cmd == CMD_WRITE
             hpa = H.leaf_base(pte, lvl) + (g & (page_bytes(lvl) - 1))
             return hpa, lvl, perm
         raise AssertionError("unreachable: level 0 is a leaf or a fault")
@@ -433,7 +454,8 @@ class _Walk:
         res = self._resp(0, 0, 0, 0)
         res.update(ppn=hpa >> 12, pageSize=hl, guestPageSize=hl, hostPageSize=hl,
                    perm_r=hperm[0], perm_w=hperm[1], perm_x=hperm[2], perm_u=hperm[3])
-        return WalkResult(res, self.acc, self.dirty, None, hl, "", req.gva)
+        return WalkResult(res, self.acc, self.dirty, None, hl, "", req.gva, hperm=hperm,
+                          leaf_dirty=self.host_leaf_dirty)
 
     # -- the whole walk (steps 1..5)
     def run(self) -> WalkResult:
@@ -474,6 +496,7 @@ class _Walk:
             self.ad(G, pte, h, lvl, write=req.cmd == CMD_WRITE, stage=STAGE_GUEST, gpa=g,
                     role="guest", pagetable=False)
             self.guest_leaf_level = lvl
+            gdirty = bool(pte & G.d_mask) or req.cmd == CMD_WRITE
             gpa = G.leaf_base(pte, lvl) + (req.gva & (page_bytes(lvl) - 1))
             self.gpa = gpa
             if s1:   # the page whole: host size = guest size, host permission all
@@ -484,7 +507,8 @@ class _Walk:
             res.update(ppn=hpa >> 12, pageSize=min(lvl, hl), guestPageSize=lvl,
                        hostPageSize=hl, perm_r=perm[0] & hperm[0], perm_w=perm[1] & hperm[1],
                        perm_x=perm[2] & hperm[2], perm_u=perm[3] & hperm[3])
-            out = WalkResult(res, self.acc, self.dirty, lvl, hl, "", gpa)
+            out = WalkResult(res, self.acc, self.dirty, lvl, hl, "", gpa, gperm=tuple(perm),
+                             hperm=tuple(hperm), leaf_dirty=gdirty and self.host_leaf_dirty)
             return out
         raise AssertionError("unreachable")
 

@@ -38,6 +38,9 @@ LENGTHS = {
     # the QEMU cross-check's mode-both cases through the walker RTL (tb/qemu; all of them,
     # about 2,700 per configuration, under make soak)
     "qemu": ("XLAT_QEMU_RTL_CASES", 800, 100000),
+    # the composed XlatMmu model's random traffic against the walker model alone
+    # (tb/models/test_xlat_mmu.py, pure Python: no simulator)
+    "models": ("XLAT_MMU_MODEL_REQS", 1500, 50000),
 }
 
 
