@@ -291,11 +291,8 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
       slot(k).perm_r := !fault && r
       slot(k).perm_w := !fault && w
       slot(k).fault := fault
-      // a slot without waiters (a prefetch nobody merged into) is free at once; with
-      // `pfPreload` (`devtlb_full`, session 28) prefetch slots only: a demand slot has the
-      // waiter of its allocation until its completion has acted (as `demandFreed` below
-      // assumes), and the completion's decision was in front of every demand slot's `valid`
-      if (!(pfPreload && k < p.ptbEntries)) when(slot(k).waiters === 0.U) { freeing(k) := true.B }
+      // a slot without waiters (a prefetch nobody merged into) is free at once
+      when(slot(k).waiters === 0.U) { freeing(k) := true.B }
     }
     if (pfPreload) {
       // a new waiter's slot (`addedSlot`, one-hot) read at the completion's slot once for all
