@@ -373,7 +373,11 @@ class DevTlb(val p: DevTlbParams) extends Module {
   if (rowLate) when(compInC) {
     issue.bits.req := cFix.bits.req
     issue.bits.comp := c.bits.comp
-    issue.bits.row := cFix.bits.row
+    // with the Prefetch Unit (`devtlb_full`, session 28) the completion's row register itself:
+    // `compInC` means that `c` holds a completion, so `cFix`'s row is `compRowR`, and the
+    // choice by the shared `kind` register was in front of `rowOHC` (`fpga/levels.py
+    // devtlb_full`: 11.7 weighted levels, the deepest path)
+    issue.bits.row := (if (p.registeredChoice && p.prefetch) compRowR else cFix.bits.row)
   }
   /** `f` of the row read by the operation accepted this cycle (`issue.bits.row`), applied to
     * each candidate row before the choice, so a table read by row (valid bits, PTags) does not
@@ -519,8 +523,17 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val rowIdx = s.bits.row
   private val req = s.bits.req
   private val reqNow = isReq(s)
-  private val compNow = s.valid && s.bits.kind === OpKind.Comp &&
-    (if (compAll) Stage.carry(Stage.carry(compGoodC, timing.hitReg), timing.selReg) else true.B)
+  /** `byteParts` (`devtlb_full`, session 28): a register of its own, loaded with what the
+    * expression below will be (`s` is `k` registered, its valid bit reset to 0), so the slots'
+    * `valid`, the waiters' `ready` and the fill's way choice do not wait for a decode of the
+    * shared `kind` register (`fpga/levels.py devtlb_full`: `s.kind` -> `compNow` -> a slot's
+    * `valid` 10.5 weighted levels).
+    */
+  private val compNow =
+    if (p.registeredChoice && p.prefetch)
+      RegNext(k.valid && k.bits.kind === OpKind.Comp && Stage.carry(compGoodC, timing.hitReg), false.B).suggestName("compNowR")
+    else s.valid && s.bits.kind === OpKind.Comp &&
+      (if (compAll) Stage.carry(Stage.carry(compGoodC, timing.hitReg), timing.selReg) else true.B)
   private val invalNow = s.valid && s.bits.kind === OpKind.Inval
   /** The invalidation's last operation (its only one unless it sweeps the sets). */
   private val invalLast = invalNow && s.bits.last
@@ -766,12 +779,16 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val fSameReq = RegNext(VecInit((0 until hp).map(j => kMiss && kReq.sid === t && candIs(j, kReq.iova)))).suggestName("pfFSameReq")
     /** Candidate j repeats an earlier valid candidate of the trigger (the history may hold a page
       * twice): it shares the first one's fate, held behind its issue or dropped with it. The
-      * first earlier candidate with the same page only.
+      * first earlier candidate with the same page only. Compared in t + 1 from the registered
+      * candidates (`fCand`, the same values), where only `isWant` and `isDupOf` read it: in
+      * respond the history bypass's selects (`newHit`) of both candidates were in front of the
+      * 52-bit compare (`fpga/levels.py devtlb_full`: 11.6 weighted levels into its register,
+      * docs/devtlb.md "FPGA", session 28).
       */
-    val fDupOf = RegNext(VecInit((0 until hp).map(j => VecInit((0 until hp).map(m =>
-      if (m < j) cand(j).valid && cand(m).valid && candIs(m, cand(j).bits) &&
-        !(0 until m).map(x => cand(x).valid && candIs(x, cand(j).bits)).foldLeft(false.B)(_ || _)
-      else false.B))))).suggestName("pfFDupOf")
+    val fDupOf = VecInit((0 until hp).map(j => VecInit((0 until hp).map(m =>
+      if (m < j) fCand(j).valid && fCand(m).valid && fCand(m).bits === fCand(j).bits &&
+        !(0 until m).map(x => fCand(x).valid && fCand(x).bits === fCand(j).bits).foldLeft(false.B)(_ || _)
+      else false.B))))
     val (inPbOf, inSlotOf) = filterLate(u, fSid, fCand)
     // ---- the filter (cycle t + 1)
     val isWant = RegInit(VecInit(Seq.fill(hp)(false.B))).suggestName("pfIsWant")

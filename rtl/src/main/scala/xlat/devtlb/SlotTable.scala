@@ -109,7 +109,17 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
   val aboveFlags: Boolean = fastWaiters && p.prefetch && !lagTake
   val aboveN = 4
   private def aboveInit(n: Int) = RegInit(VecInit((0 until aboveN).map(i => (n > i).B)))
-  val demandAbove: Option[Vec[Bool]] = Option.when(aboveFlags)(aboveInit(p.ptbEntries).suggestName("demandAbove"))
+  /** With [[aboveFlags]] (session 28): the demand flags take an allocation a cycle late, as
+    * `lagTake` does the count: `demandAboveLag(n)` is `demandFree + demandTakenLag > n`, stepped
+    * by the take registered, one flag more, and [[demandAbove]] reads `demandFree > n` as a
+    * multiplexer of those registers by `demandTakenLag` (the same value in every cycle), so the
+    * merge decision behind `demandTaken` reaches one register instead of the flags' enables
+    * (`fpga/levels.py devtlb_full`: 11.5 weighted levels into `demandAbove`'s enable).
+    */
+  private val demandTakenLag = if (aboveFlags) RegNext(demandTaken, false.B).suggestName("demandTakenLag") else false.B
+  private val demandAboveLag: Option[Vec[Bool]] = Option.when(aboveFlags)(
+    RegInit(VecInit((0 until aboveN + 1).map(i => (p.ptbEntries > i).B))).suggestName("demandAboveLag"))
+  val demandAbove: Option[Vec[Bool]] = demandAboveLag.map(f => VecInit((0 until aboveN).map(n => Mux(demandTakenLag, f(n + 1), f(n)))))
   val waitAbove: Option[Vec[Bool]] = Option.when(aboveFlags)(aboveInit(p.waiters).suggestName("waitAbove"))
   private val demandFreed = WireDefault(false.B)
   private val waiterTaken = WireDefault(false.B)
@@ -480,7 +490,12 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     // the top flag's -1 compares the count itself (count > aboveN)
     def stepAbove(f: Vec[Bool], x: UInt, up: Bool, down: Bool): Unit = for (n <- 0 until aboveN)
       f(n) := Mux(up === down, f(n), Mux(up, if (n == 0) true.B else f(n - 1), if (n + 1 < aboveN) f(n + 1) else x > (n + 1).U))
-    demandAbove.foreach(stepAbove(_, demandCount, late(demandFreed), demandTaken))
+    // the lagging flags' top -1 comes with the take registered: demandFree + 1 > aboveN + 1
+    demandAboveLag.foreach { f =>
+      val up = late(demandFreed)
+      for (n <- 0 to aboveN) f(n) := Mux(up === demandTakenLag, f(n), Mux(up, if (n == 0) true.B else f(n - 1),
+        if (n < aboveN) f(n + 1) else demandCount > aboveN.U))
+    }
     waitAbove.foreach(stepAbove(_, waitFree, late(waiterFreed), waiterTaken))
   }
 }
