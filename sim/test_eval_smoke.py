@@ -366,8 +366,12 @@ def test_walker_quick_eval_report(tmp_path):
 
 # ---- PmlLogger (sim/harness/pml.cpp) ------------------------------------------------------------
 # the second configuration of a block only in make soak (README.md "Tiers"): a harness build each
-_SOAK = pytest.mark.extended
-PML_CONFIGS = ["pml_default", pytest.param("pml_dedup", marks=_SOAK)]
+def _second_in_soak(names: list[str]) -> list:
+    """``names`` as parameters, the second one marked ``extended``."""
+    return [pytest.param(n, marks=[pytest.mark.extended] if i else []) for i, n in enumerate(names)]
+
+
+PML_CONFIGS = ["pml_default", "pml_dedup"]
 
 
 @pytest.fixture(scope="module")
@@ -396,7 +400,7 @@ def _owed_exits(w, part: int, entries: int) -> int:
     return total
 
 
-@pytest.mark.parametrize("cfg", PML_CONFIGS)
+@pytest.mark.parametrize("cfg", _second_in_soak(PML_CONFIGS))
 def test_pml_harness_matches_reference_model(cfg, pml_work):
     """Every transaction of the whole run replays on tb/models/pml.py; the counters agree with
     the RTL; without the filter the exits and guest interrupts are the doc's count."""
@@ -478,7 +482,7 @@ def test_pml_quick_eval_report(tmp_path):
 
 
 # ---- DevTlb (sim/harness/devtlb.cpp) -----------------------------------------------------------
-DT_CONFIGS = [pytest.param("devtlb_base", marks=_SOAK), "devtlb_full"]
+DT_CONFIGS = ["devtlb_full", "devtlb_base"]
 
 
 @pytest.fixture(scope="module")
@@ -498,7 +502,7 @@ def dt_work(tmp_path_factory):
 DT_TIMING = dict(latency=300, packet_ps=20000, cycle_ps=500, window=32)
 
 
-@pytest.mark.parametrize("cfg", DT_CONFIGS)
+@pytest.mark.parametrize("cfg", _second_in_soak(DT_CONFIGS))
 def test_devtlb_harness_matches_reference_model(cfg, dt_work):
     """Every transaction of the whole run replays on tb/models/devtlb.py, the counters at the end
     equal the model's, the harness's own counts agree with every perf_* counter; a corrupted
@@ -565,7 +569,7 @@ def test_devtlb_quick_eval_report(tmp_path):
 
 
 # ---- PerforatedL2Tlb -------------------------------------------------------------------------
-PF_CONFIGS = ["perforated_default", pytest.param("perforated_off", marks=_SOAK)]
+PF_CONFIGS = ["perforated_default", "perforated_off"]
 
 
 @pytest.fixture(scope="module")
@@ -587,7 +591,7 @@ def pf_work(tmp_path_factory):
     return works, d
 
 
-@pytest.mark.parametrize("cfg", PF_CONFIGS)
+@pytest.mark.parametrize("cfg", _second_in_soak(PF_CONFIGS))
 @pytest.mark.parametrize("key", ["alloc", "unalloc"])
 def test_perforated_harness_matches_reference_model(cfg, key, pf_work):
     """Every response of the whole run replays on tb/models/perforated.py (every field, source and
