@@ -90,7 +90,8 @@ def stress(tmp_path_factory):
     return tr, binp, d
 
 
-@pytest.mark.parametrize("cfg", CONFIGS)
+@pytest.mark.parametrize("cfg", [pytest.param(c, marks=[pytest.mark.extended] if c.endswith("_noshare")
+                                              else []) for c in CONFIGS])
 def test_harness_matches_reference_model(cfg, stress):
     _need_rtl(cfg)
     tr, binp, d = stress

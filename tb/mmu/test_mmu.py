@@ -17,10 +17,15 @@ from xlat_tb.regression import Regression
 from xlat_tb.runner import run_case
 
 CONFIGS = ["mmu_formal", "mmu_x86", "mmu_rv"]
+# make soak only (tb/README.md "Tiers"): mmu_formal runs the RISC-V formats, mmu_x86 the
+# block-RAM L2; mmu_rv (both) is the third build of the same tests
+EXTENDED = {"mmu_rv"}
 CASES = cocotb_cases(Path(__file__).parent, suites=("directed",))
 
 
 @pytest.mark.parametrize("config,suite,case,reg", [
-    pytest.param(c, s, t, Regression(), id=f"{c}-{t}") for c in CONFIGS for s, t in CASES])
+    pytest.param(c, s, t, Regression(), id=f"{c}-{t}",
+                 marks=[pytest.mark.extended] if c in EXTENDED else [])
+    for c in CONFIGS for s, t in CASES])
 def test_mmu(config, suite, case, reg):
     run_case("mmu", config, suite, case, reg)
