@@ -2,7 +2,7 @@
 
 * Tiers (README.md "Tiers"): a case marked ``extended`` (the test-only configurations'
   testbenches, the proofs of test-only parameter variants) runs only when XLAT_EXTENDED=1
-  (`make soak` sets it); otherwise it is deselected, and the summary line counts it.
+  (`make soak` sets it); otherwise it is deselected (a run without xdist counts it in the summary line).
 
 * Order: the long formal tasks first among the single tasks. Two xdist workers share the
   suite; a 5-minute task that starts last runs alone at the end (walker_cover, 7 min before
