@@ -26,7 +26,7 @@ export PYTHONPATH := $(ROOT)/tb
 # does not use.
 APT_PKGS := z3 liblz4-dev ccache qemu-system-misc gcc-riscv64-unknown-elf
 MVN      := mvn -q -B -f rtl/pom.xml
-SCALA    := $(shell find rtl/src -name '*.scala') rtl/pom.xml
+SCALA    := $(shell find rtl/src -name '*.scala') rtl/pom.xml rtl/lint/waivers.vlt
 PYTEST_ARGS ?=
 
 .PHONY: all bootstrap rtl custom lint test soak eval fpga wave clean distclean
@@ -69,18 +69,21 @@ $(BUILD)/classpath.txt: $(SCALA)
 	@mkdir -p $(BUILD)
 	$(MVN) compile dependency:build-classpath -Dmdep.outputFile=$@ 2>&1 | { grep -vE '^(warning: |\[0m)' || true; }
 	@test -s $@
+	@touch $@    # build-classpath leaves an unchanged file as it was: without this, every make recompiles
 
 # ---- generate ------------------------------------------------------------------------------
 rtl: $(STAMP)/rtl
-$(STAMP)/rtl: $(BUILD)/classpath.txt $(SCALA)
+$(STAMP)/rtl: $(BUILD)/classpath.txt $(SCALA) $(VENV_OK) fpga/regmap_export.py
 	@mkdir -p $(STAMP)
 	java -cp $(BUILD)/maven/classes:$$(cat $(BUILD)/classpath.txt) xlat.Generate --out $(RTL_OUT) --all
+	$(PY) fpga/regmap_export.py $(RTL_OUT)
 	@touch $@
 
 # Custom configuration: make custom BLOCK=babelfish NAME=mytlb ARGS="sets=32 ways=8 sharing=false"
-custom: $(BUILD)/classpath.txt
+custom: $(BUILD)/classpath.txt $(VENV_OK)
 	java -cp $(BUILD)/maven/classes:$$(cat $(BUILD)/classpath.txt) xlat.Generate --out $(RTL_OUT) \
 	  --block $(BLOCK) --name $(NAME) $(ARGS)
+	$(PY) fpga/regmap_export.py $(RTL_OUT)
 
 # ---- lint: verilator -Wall on every configuration, waivers only from rtl/lint/waivers.vlt ------
 lint: $(STAMP)/lint

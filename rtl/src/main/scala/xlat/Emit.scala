@@ -7,8 +7,8 @@ import xlat.common.Design
 
 /** Writes one [[Design]] into `<out>/<config>/`: the Verilog (one module a file), `manifest.json`
   * (parameters, derived values, files, ports with widths, block extras such as a register map),
-  * `params.svh` (the Int and Boolean values as SystemVerilog localparams) and the block's extra
-  * files. Errors propagate to the caller ([[Generate]] turns them into one line).
+  * `params.svh` (the Int and Boolean values as SystemVerilog localparams), the block's extra
+  * files and the FuseSoC core of the configuration ([[FuseSocCore]]). Errors propagate to the caller ([[Generate]] turns them into one line).
   */
 object Emit {
   val firtoolOpts: Array[String] = Array("-disable-all-randomization", "-strip-debug-info", "--disable-layers=Verification",
@@ -68,6 +68,7 @@ object Emit {
       "config" -> d.config,
       "block" -> d.block,
       "module" -> module,
+      "version" -> FuseSocCore.Version,
       "params" -> obj(params),
       "derived" -> obj(d.derived),
       "files" -> files.toSeq,
@@ -75,7 +76,7 @@ object Emit {
     )
     manifest.value ++= d.extraManifest
     Files.write(dir.resolve("manifest.json"), (ujson.write(manifest, indent = 2) + "\n").getBytes)
-    for ((rel, text) <- d.extraFiles) {
+    for ((rel, text) <- d.extraFiles ++ FuseSocCore(d.config, d.block, module, files.toSeq, ps)) {
       val f = dir.resolve(rel).normalize()
       Files.createDirectories(f.getParent)
       Files.write(f, text.getBytes)

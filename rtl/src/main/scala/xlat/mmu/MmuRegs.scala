@@ -3,7 +3,8 @@ package xlat.mmu
 import chisel3._
 import chisel3.util._
 import xlat.babelfish.BabelFishPerf
-import xlat.pml.{CsrReq, CsrResp, PmlPerf}
+import xlat.common.{RegDef, RegField, RegMap}
+import xlat.pml.{CsrReq, CsrResp, PmlPerf, PmlRegs}
 import xlat.walker.WalkerPerf
 
 /** The MMU's own CSR window (**decided** while building, docs/xlat-mmu.md): PmlLogger's registers
@@ -14,7 +15,8 @@ import xlat.walker.WalkerPerf
   *    the MMU's `perf_*`, then L1's, L2's, the walker's and PmlLogger's, prefixed.
   * A write to a counter, or any access to an unmapped MMU offset, answers `error` and is
   * counted in `perf_badCsrs` (PmlLogger counts its own bad accesses).
-  * One source for the map: [[json]] writes it into the manifest (the peakrdl export is issue 13).
+  * One source for the map: [[all]]; [[json]] writes it into the manifest, [[regMap]] the SystemRDL
+  * export (docs/packaging.md).
   */
 object MmuRegs {
   val base = 0x8000
@@ -24,12 +26,20 @@ object MmuRegs {
   def names: Seq[String] = MmuPerf.names ++ BabelFishPerf.names.map("l1_" + _) ++ BabelFishPerf.names.map("l2_" + _) ++
     WalkerPerf.names.map("walker_" + _) ++ PmlPerf.names.map("pml_" + _)
 
-  def json: ujson.Value = ujson.Arr.from(
-    Seq(ujson.Obj("name" -> "CTRL", "offset" -> ctrl, "access" -> "rw", "reset" -> 3,
-      "fields" -> "bit 0 l1Enable, bit 1 l2Enable")) ++
+  /** The MMU's own registers as [[RegDef]]s: CTRL, then the counters. */
+  def all: Seq[RegDef] =
+    RegDef("CTRL", ctrl, "rw", Seq(RegField("l1Enable", 0, 1, "L1 TLB looked up and filled"),
+      RegField("l2Enable", 1, 1, "L2 TLB looked up and filled")), "MMU control (a disabled level still takes fences)", reset = 3) +:
       names.zipWithIndex.map { case (n, i) =>
-        ujson.Obj("name" -> s"PERF_$n", "offset" -> (counterBase + 8 * i), "access" -> "ro", "reset" -> 0)
-      })
+        RegDef(s"PERF_$n", counterBase + 8 * i, "ro", Seq(RegField("count", 0, 32, s"counter $n (wraps)")), s"performance counter $n")
+      }
+
+  /** The whole CSR window: PmlLogger's contexts below 0x8000, the MMU's registers above. */
+  def regMap(p: XlatMmuParams, config: String): RegMap =
+    RegMap(s"xlat_mmu_$config", s"xlat XlatMmu ($config): PmlLogger's ${p.pml.contexts} contexts, then the MMU's control and counters",
+      PmlRegs.all(p.pml), p.pml.contexts, PmlRegs.stride, all)
+
+  def json: ujson.Value = RegMap("", "", Seq(), 0, 0, all).json(all)
 }
 
 /** The MMU's CSR stage, with PmlLogger's timing (docs/pml-logger.md "Pipeline timing"): an

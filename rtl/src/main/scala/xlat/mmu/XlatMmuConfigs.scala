@@ -13,7 +13,8 @@ object XlatMmuConfigs extends BlockConfigs[XlatMmuParams] {
 
   def design(config: String, p: XlatMmuParams): Design =
     Design(config, block, "XlatMmu", p, p.derived)(() => new XlatMmu(p), extraManifest =
-      Seq("registers" -> MmuRegs.json, "pmlRegisters" -> PmlRegs.json(p.pml)))
+      Seq("registers" -> MmuRegs.json, "pmlRegisters" -> PmlRegs.json(p.pml)),
+      extraFiles = Seq(s"$config.rdl" -> MmuRegs.regMap(p, config).systemRdl))
 
   /** x86-64 4-level paging over EPT 4-level; PCIDs are 12 bits. */
   private def x86 = XlatMmuParams(guest = "x86_64_4", host = "ept4", asidBits = 12)

@@ -14,7 +14,8 @@ object PmlConfigs extends BlockConfigs[PmlParams] {
     Design(config, block, "PmlLogger", p, p.derived)(
       () => new PmlLogger(p),
       extraManifest = Seq("registers" -> PmlRegs.json(p)),
-      extraFiles = Seq("xlat_pml.h" -> PmlRegs.cHeader(p, config), "registers.md" -> PmlRegs.markdown(p)) ++
+      extraFiles = Seq("xlat_pml.h" -> PmlRegs.cHeader(p, config), "registers.md" -> PmlRegs.markdown(p),
+        s"$config.rdl" -> PmlRegs.regMap(p, config).systemRdl) ++
         (if (config == "pml_default") Seq("../../include/xlat_pml.h" -> PmlRegs.cHeader(p, config)) else Seq())
     )
 

@@ -1,15 +1,10 @@
 package xlat.pml
 
-/** One field of a register: bits `lsb + width - 1 .. lsb`. */
-case class RegField(name: String, lsb: Int, width: Int, doc: String)
-
-/** A 64-bit per-context register at `offset` (rw, ro or wo). */
-case class RegDef(name: String, offset: Int, access: String, fields: Seq[RegField], doc: String) {
-  val index: Int = offset / 8
-}
+import xlat.common.{RegDef, RegField, RegMap}
 
 /** The register map of [[PmlLogger]]: the one source of the Chisel decode, the register table
-  * of docs/pml-logger.md and the C header build/include/xlat_pml.h.
+  * of docs/pml-logger.md, the C header build/include/xlat_pml.h and the SystemRDL / IP-XACT
+  * exports (docs/packaging.md).
   */
 object PmlRegs {
   val stride = 0x80
@@ -47,13 +42,13 @@ object PmlRegs {
     RegDef("ACK", 0x40, "wo", statusFields("write 1 to clear"), "acknowledge (reads 0)")
   )
 
-  /** The register map as the manifest's `registers` entry. */
-  def json(p: PmlParams): ujson.Arr = all(p).map { r =>
-    ujson.Obj(
-      "name" -> r.name, "offset" -> r.offset, "access" -> r.access,
-      "fields" -> r.fields.map(f => ujson.Obj("name" -> f.name, "lsb" -> f.lsb, "width" -> f.width))
-    )
-  }
+  /** The map with its context array: every register per context, `stride` bytes apart. */
+  def regMap(p: PmlParams, config: String): RegMap =
+    RegMap(s"xlat_pml_$config", s"xlat PmlLogger ($config): ${p.contexts} contexts of ${p.entries}-entry PML buffers",
+      all(p), p.contexts, stride, Seq())
+
+  /** The register map as the manifest's `registers` entry (context 0's offsets). */
+  def json(p: PmlParams): ujson.Arr = regMap(p, "").json(all(p))
 
   /** The register table of docs/pml-logger.md. */
   def markdown(p: PmlParams): String = {
