@@ -465,7 +465,8 @@ PERFORATED = {"idBits": 4, "paBits": 52, "latency": 4, "respQueue": 8, "invalPen
 MMU_FORMAL = {"guest": "sv39", "host": "sv39x4", "idBits": 2, "asidBits": 2, "vmidBits": 2, "ccidBits": 2,
               "pcBits": 3, "paBits": 41, "l1Sets": 2, "l1Ways": 2, "l1Superpages": 2, "l2Sets": 4,
               "l2Ways": 2, "l2Superpages": 2, "l2Storage": "flops", "l2Latency": 4, "guestPwcEntries": 2,
-              "hostPwcEntries": 2, "nestedTlbEntries": 2, "pmlContexts": 2, "pmlEntries": 4, "pmlIdBits": 2}
+              "hostPwcEntries": 2, "nestedTlbEntries": 2, "pmlContexts": 2, "pmlEntries": 4, "pmlIdBits": 2,
+              "formalPorts": True}
 NAMED = {
     "babelfish_l1": ("babelfish", {}),
     "babelfish_l1_noshare": ("babelfish", {"sharing": False}),
