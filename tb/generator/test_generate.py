@@ -162,6 +162,12 @@ def test_named_config_emitted(config):
         assert all(p["width"] == 32 for n, p in ports.items() if n.startswith("perf_"))
         regs = {r["name"]: r["offset"] for r in m["registers"]}
         assert regs["CTRL"] == 0x8000 and regs["PERF_requests"] == 0x8100
+        # the composed proofs' view (formal/mmu) only where formalPorts asks for it
+        dbg = [n for n in ports if n.startswith("dbg_")]
+        assert bool(dbg) == pr["formalPorts"], (config, dbg[:3])
+        if pr["formalPorts"]:
+            assert ports["dbg_ctx"]["width"] == d["ctxBits"] == ports["dbg_l1_fill_bits_vmid"]["width"]
+            assert ports["dbg_walk_req_bits_vmid"]["width"] == pr["vmidBits"]
     svh = (RTL / config / "params.svh").read_text()
     for k, v in m["params"].items():
         if isinstance(v, bool):
