@@ -20,15 +20,25 @@ OUT = ROOT / "build" / "formal" / "mut"
 def plant(work: Path, rtl: Path, sv: str, old: str, new: str) -> bool:
     """Copy `rtl` into `work`/rtl and replace `old` by `new` in its `sv`; False (nothing run)
     unless `old` occurs exactly once."""
+    return plant_edits(work, rtl, sv, [(old, new)])
+
+
+def plant_edits(work: Path, rtl: Path, sv: str, edits) -> bool:
+    """`plant` with the edits of one mutation, each (old, new) or (old, new, count): every one of
+    the `count` (default 1) occurrences of `old` is replaced, for a bug in one Chisel expression
+    that firtool emits more than once (a block's input and its `dbg_*` view); False (nothing run)
+    unless each `old` occurs exactly `count` times."""
     shutil.rmtree(work, ignore_errors=True)
     (work / "rtl").mkdir(parents=True)
     for f in rtl.iterdir():
         shutil.copy(f, work / "rtl" / f.name)
     path = work / "rtl" / sv
     text = path.read_text()
-    if text.count(old) != 1:
-        return False
-    path.write_text(text.replace(old, new))
+    for old, new, *count in edits:
+        if text.count(old) != (count[0] if count else 1):
+            return False
+        text = text.replace(old, new)
+    path.write_text(text)
     return True
 
 

@@ -62,6 +62,9 @@ TASKS = [
     ("perforated/perforated.sby", "perforated_cover", ["perforated_formal"]),
     ("perforated/perforated.sby", "perforated_sets_prove", ["perforated_formal_sets"]),
     ("perforated/perforated.sby", "perforated_sets_cover", ["perforated_formal_sets"]),
+    # XlatMmu's glue, assume-guarantee over the blocks' proofs (formal/mmu/README.md)
+    ("mmu/mmu.sby", "mmu_prove", ["mmu_formal"]),
+    ("mmu/mmu.sby", "mmu_cover", ["mmu_formal"]),
 ]
 
 # make soak only (README.md "Tiers", formal/README.md): the same properties again on test-only

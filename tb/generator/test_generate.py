@@ -162,6 +162,12 @@ def test_named_config_emitted(config):
         assert all(p["width"] == 32 for n, p in ports.items() if n.startswith("perf_"))
         regs = {r["name"]: r["offset"] for r in m["registers"]}
         assert regs["CTRL"] == 0x8000 and regs["PERF_requests"] == 0x8100
+        # the composed proofs' view (formal/mmu) only where formalPorts asks for it
+        dbg = [n for n in ports if n.startswith("dbg_")]
+        assert bool(dbg) == pr["formalPorts"], (config, dbg[:3])
+        if pr["formalPorts"]:
+            assert ports["dbg_ctx"]["width"] == d["ctxBits"] == ports["dbg_l1_fill_bits_vmid"]["width"]
+            assert ports["dbg_walk_req_bits_vmid"]["width"] == pr["vmidBits"]
     svh = (RTL / config / "params.svh").read_text()
     for k, v in m["params"].items():
         if isinstance(v, bool):
@@ -465,7 +471,8 @@ PERFORATED = {"idBits": 4, "paBits": 52, "latency": 4, "respQueue": 8, "invalPen
 MMU_FORMAL = {"guest": "sv39", "host": "sv39x4", "idBits": 2, "asidBits": 2, "vmidBits": 2, "ccidBits": 2,
               "pcBits": 3, "paBits": 41, "l1Sets": 2, "l1Ways": 2, "l1Superpages": 2, "l2Sets": 4,
               "l2Ways": 2, "l2Superpages": 2, "l2Storage": "flops", "l2Latency": 4, "guestPwcEntries": 2,
-              "hostPwcEntries": 2, "nestedTlbEntries": 2, "pmlContexts": 2, "pmlEntries": 4, "pmlIdBits": 2}
+              "hostPwcEntries": 2, "nestedTlbEntries": 2, "pmlContexts": 2, "pmlEntries": 4, "pmlIdBits": 2,
+              "formalPorts": True}
 NAMED = {
     "babelfish_l1": ("babelfish", {}),
     "babelfish_l1_noshare": ("babelfish", {"sharing": False}),

@@ -65,6 +65,7 @@ class XlatMmu(val p: XlatMmuParams) extends Module {
     val exit = Decoupled(new PmlExit(p.pml))
     val guestIrq = Decoupled(new PmlGuestIrq(p.pml))
     val perf = Output(new PerfCounters(MmuPerf.names))
+    val dbg = if (p.formalPorts) Some(Output(new MmuDbg(p))) else None
   })
 
   private val l1 = Module(new BabelFishTlb(p.l1))
@@ -356,4 +357,26 @@ class XlatMmu(val p: XlatMmuParams) extends Module {
   csrPerf := VecInit(all.toSeq)
 
   private def perfOf(t: BabelFishTlb): Seq[UInt] = t.io.perf.elements.values.toSeq
+
+  // ---- proof views (formal/mmu) -------------------------------------------------------------------
+  io.dbg.foreach { d =>
+    d.state := state.asUInt
+    d.req := rq
+    d.ctx := ctx
+    for ((v, t) <- Seq((d.l1, l1), (d.l2, l2))) {
+      ChannelView(v.lookup_req, t.io.lookup_req)
+      ChannelView(v.lookup_resp, t.io.lookup_resp)
+      ChannelView(v.fill, t.io.fill)
+      ChannelView(v.inval, t.io.inval)
+    }
+    ChannelView(d.walk_req, walker.io.req)
+    ChannelView(d.walk_resp, walker.io.resp)
+    ChannelView(d.walk_flush, walker.io.flush)
+    d.fence := fenceReg
+    d.plan := plan
+    d.fenceStep := invIdx
+    d.l1Sent := l1Sent
+    d.l2Sent := l2Sent
+    d.flushSent := flushSent
+  }
 }

@@ -37,7 +37,9 @@ case class XlatMmuParams(
     pmlContexts: Int = 8,
     pmlEntries: Int = 512,
     pmlDedupEntries: Int = 0,
-    pmlIdBits: Int = 4
+    pmlIdBits: Int = 4,
+    /** `dbg_*` ports for the composed proofs ([[MmuDbg]]; mmu_formal only). */
+    formalPorts: Boolean = false
 ) {
   require(PtFormats.guests.exists(_.name == guest), s"guest must be one of ${PtFormats.guests.map(_.name).mkString(", ")}, got '$guest'")
   require(PtFormats.hosts.exists(_.name == host), s"host must be one of ${PtFormats.hosts.map(_.name).mkString(", ")}, got '$host'")
