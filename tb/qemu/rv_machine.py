@@ -36,6 +36,8 @@ from xlat_tb.pagetables import FrameAllocator, PageTableBuilder, Scenario, sign_
 from xlat_tb.qemu import (BLOB_LIMIT, F_HU, F_PRIV_S, F_SPVP, F_SUM, F_USTUB, F_V, F_VSSUM, OPS,
                           QemuCase)
 
+from .rv_modes import MODE_CODES
+
 RAM_BASE = 0x8000_0000
 RAM_MIB = 256
 RAM_END = RAM_BASE + (RAM_MIB << 20)
@@ -275,10 +277,10 @@ class RvMachine(Scenario):
         elif c.mode == "both":
             g = self.gRoot(c.vmid, c.asid)
         h = self.vms[c.vmid].hRoot if c.vmid else 0
-        # the program runs supervisor accesses with SUM = 1 (mstatus.SUM, vsstatus.SUM) and
-        # MXR = 0 (docs/qemu-crosscheck.md, decided): the request carries the same flags
+        # the program runs supervisor accesses with SUM = 1 (mstatus.SUM, vsstatus.SUM;
+        # docs/qemu-crosscheck.md, decided) and the case's MXR bits: the request carries the same
         return WalkRequest(id=0, gva=c.va, asid=c.asid, vmid=c.vmid, gRoot=g, hRoot=h,
-                           cmd=c.cmd, user=c.user, flags_sum=1)
+                           cmd=c.cmd, user=c.user, mode=MODE_CODES[c.mode], flags_sum=1)
 
     def qemu_cases(self, probes: list) -> list:
         """The program's cases; ``probes[i]``: the PA the model expects store i at (or 0)."""

@@ -2,14 +2,10 @@
 ISA's terms (trap cause, tval, tval2 = htval / mtval2), for the QEMU cross-check
 (docs/qemu-crosscheck.md).
 
-Why: ``models.walker.walk`` walks both stages only (the NestedWalker of today).  Until the
-walker (and its model) take a per-request ``mode``, this adapter reuses the model's own walk
-code for the other two modes, without copying it:
-
-* ``both``   -- ``walk`` as it is (VS-stage over G-stage);
-* ``stage1`` -- the model's guest walk with the host translation replaced by the identity
-  (satp: the guest format's tables hold physical addresses);
-* ``stage2`` -- the model's host translation alone, of GPA = VA (vsatp = Bare).
+The mode is the request's (``WalkRequest.mode``, docs/nested-walker.md "Modes"):
+``translate`` is ``models.walker.walk`` of the request with the case's mode, so the model and
+the RTL walk each mode the same way (stage1: satp, the guest format over host-physical tables;
+stage2: the host walk of GPA = VA; both: VS-stage over G-stage).
 
 ``outcome`` turns a model (or RTL) response into what a RISC-V hart reports: a load's value
 (the word the translation points at), a store's physical address, or a trap.
@@ -17,9 +13,11 @@ code for the other two modes, without copying it:
 
 from __future__ import annotations
 
-from models.ptformats import CMD_READ, CMD_WRITE
+from dataclasses import replace
+
+from models.ptformats import CMD_READ, CMD_WRITE, MODE_BOTH, MODE_S1, MODE_S2
 from models.walker import (F_ADDR, F_BUS, F_GUEST, F_HOST, F_RSVD, STAGE_GUEST, WalkRequest,
-                           WalkResult, _Fault, _Walk, walk)
+                           WalkResult, walk)
 
 MODES = ("stage1", "stage2", "both")
 
@@ -30,37 +28,15 @@ LOAD_GUEST_PAGE, STORE_GUEST_PAGE = 21, 23
 ECALLS = (8, 9, 10, 11)
 
 
-class _Stage1Walk(_Walk):
-    """Stage 1 only: the guest format's walk, every GPA being the physical address."""
-
-    def host(self, g, cmd, *, pagetable):
-        return g, self.H.root_level, (1, 1, 1, 1)
+# the request's mode of each cross-check mode (models.ptformats.MODE_*, the RTL's req.mode)
+MODE_CODES = {"stage1": MODE_S1, "stage2": MODE_S2, "both": MODE_BOTH}
 
 
 def translate(mem, cfg, mode: str, req: WalkRequest) -> WalkResult:
     """One cache-less walk of ``req`` in ``mode`` (model semantics, docs/nested-walker.md)."""
-    if mode == "both":
-        return walk(mem, cfg, req)
-    if mode == "stage1":
-        w = _Stage1Walk(mem, cfg, req, None)
-        w.guest_leaf_level, w.gpa = None, None
-        try:
-            return w.run()
-        except _Fault as f:
-            return WalkResult(w._resp(f.code, f.stage, f.level, f.gpa), w.acc, w.dirty,
-                              w.guest_leaf_level, None, f.reason, w.gpa)
-    if mode == "stage2":
-        w = _Walk(mem, cfg, req, None)
-        try:
-            hpa, hl, hperm = w.host(req.gva, req.cmd, pagetable=False)
-        except _Fault as f:
-            return WalkResult(w._resp(f.code, f.stage, f.level, f.gpa), w.acc, w.dirty,
-                              None, None, f.reason, req.gva)
-        res = w._resp(0, 0, 0, 0)
-        res.update(ppn=hpa >> 12, pageSize=hl, guestPageSize=0, hostPageSize=hl,
-                   perm_r=hperm[0], perm_w=hperm[1], perm_x=hperm[2], perm_u=1)
-        return WalkResult(res, w.acc, w.dirty, None, hl, "", req.gva)
-    raise ValueError(f"mode {mode!r}; known: {MODES}")
+    if mode not in MODE_CODES:
+        raise ValueError(f"mode {mode!r}; known: {MODES}")
+    return walk(mem, cfg, replace(req, mode=MODE_CODES[mode]))
 
 
 def trap_of(resp: dict, cmd: int, va: int) -> tuple:

@@ -1,6 +1,6 @@
-"""The cross-check's layout and model adapter without QEMU (docs/qemu-crosscheck.md): every
-mapped address the model translates lands where the page-table builder's own records say, and
-every planted fault is the trap its kind must give.  Pure Python, about a second."""
+"""The cross-check's layout and the model in its modes, without QEMU
+(docs/qemu-crosscheck.md): every mapped address the model translates lands where the page-table
+builder's own records say, and every planted fault is the trap its kind must give.  Pure Python, about a second."""
 
 from __future__ import annotations
 
@@ -84,9 +84,9 @@ def test_layout_and_model(config):
     assert checked > 300 and planted > 100, (checked, planted)
 
 
-def test_stage2_adapter_is_the_host_walk():
-    """Mode stage2 is the model's host translation of GPA = VA: the same PA and fault as the
-    both-stage walk's data translation of that GPA."""
+def test_stage2_is_the_host_walk():
+    """Mode stage2 (the request's mode 2) is the host translation of GPA = VA: the same PA as
+    the both-stage walk's data translation of that GPA."""
     cfg = CONFIGS["walker_rv39"]
     m = build(cfg, 5, code=CODE, per_mode=100, fault_rounds=0)
     mem = m.mem.copy()

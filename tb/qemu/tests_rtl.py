@@ -31,10 +31,6 @@ from .rv_machine import in_ram
 from .rv_modes import outcome, qemu72, translate
 
 
-# req.mode of a walker with modes (issue 12: 0 bare, 1 stage 1 only, 2 stage 2 only, 3 both)
-MODE_CODES = {"stage1": 1, "stage2": 2, "both": 3}
-
-
 @cocotb.test()
 async def test_qemu_crosscheck(dut):
     data = json.loads(open(os.environ["XLAT_QEMU_CASES"]).read())
@@ -55,10 +51,7 @@ async def test_qemu_crosscheck(dut):
     model_mem.error_fn = lambda addr, kind: not in_ram(addr)
     counts, bad = Counter(), []
     for k, c in enumerate(cases):
-        fields = dict(c["req"])
-        if "mode" in WalkRequest.__dataclass_fields__:     # a walker with per-request modes
-            fields["mode"] = MODE_CODES[c["mode"]]
-        req = WalkRequest(**fields)
+        req = WalkRequest(**c["req"])         # mode and flags: the case's (rv_machine.request)
         req.id = k % env.id_count
         w = await env.do_walk(req)
         rtl = outcome(w.resp, req.cmd, req.gva, env.memory.read, in_ram)
