@@ -28,7 +28,7 @@ from xlat_tb.cycle import TbError
 from xlat_tb.seed import rng as seeded_rng
 
 from .rv_machine import in_ram
-from .rv_modes import outcome, qemu72, translate
+from .rv_modes import outcome, qemu72, qemu72_mxr_walk, scratch, translate
 
 
 @cocotb.test()
@@ -56,9 +56,12 @@ async def test_qemu_crosscheck(dut):
         w = await env.do_walk(req)
         rtl = outcome(w.resp, req.cmd, req.gva, env.memory.read, in_ram)
         res = translate(model_mem, env.cfg, c["mode"], req)
+        qview = scratch(model_mem)
+        q = qemu72_mxr_walk(qview, env.cfg, c["mode"], req, c["op"])
+        mxr = None if q is None else (outcome(q.resp, req.cmd, req.gva, qview.read, in_ram), q)
         case = SimpleNamespace(mode=c["mode"], va=req.gva, cmd=req.cmd, op=c["op"],
                                satp=c["satp"])
-        want, rules = qemu72(case, res, rtl, env.cfg.gpaBits)
+        want, rules = qemu72(case, res, rtl, env.cfg.gpaBits, mxr)
         q = tuple(c["qemu"])
         counts["compared"] += 1
         if c["deviation"]:
