@@ -949,6 +949,9 @@ module walker_fv (
     cover (c_ok && r_mode == 2'd1);
     cover (c_ok && r_mode == 2'd2);
     cover (d_hitCache == 2'd1 && eng_mode == 2'd1);
+    // C15 the HS-level MXR at the host check: a read answered through a host permission
+    // without R (an execute-only G-stage leaf; I6's h_allows guards it)
+    cover (c_ok && r_cmd == 2'd0 && !d_rhp_r);
   end
 `endif
 `endif

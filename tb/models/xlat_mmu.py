@@ -321,6 +321,8 @@ class MmuPolicy:
 
     @classmethod
     def rtl_s28(cls) -> "MmuPolicy":
+        """The RTL's choices (session 28). Its G-stage hit check applies the HS-level MXR, as
+        the walker's host check does since session 29 (``host_denies`` with ``mxr``)."""
         return cls(hit_perm="and", fill_dirty="write", sharing=False, gib_parts=False)
 
 

@@ -99,7 +99,7 @@ def model_run(m: RvMachine) -> list:
 
 
 def run(config: str, *, seed: int = 1, per_mode: int = 2000, fault_rounds: int = 3,
-        out_dir: Path | None = None, rtl_modes=("both",)) -> Report:
+        out_dir: Path | None = None, rtl_modes=MODES) -> Report:
     cfg = CONFIGS[config]
     out_dir = out_dir or BUILD / "qemu" / config
     rep = Report(config, qemu.check_tools())

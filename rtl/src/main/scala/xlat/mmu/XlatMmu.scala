@@ -151,7 +151,7 @@ class XlatMmu(val p: XlatMmuParams) extends Module {
     host := perm
     host.u := true.B // a cached host permission has U (a G-stage leaf without U never fills)
     val s1 = PrivCheck.stage1(p.g.family, rq.cmd, rq.priv, rq.mode === TransMode.Both.U, rq.flags, perm)
-    // (the HS-level MXR as the walker's host check applies it to the data access: a hit
+    // (the HS-level MXR, as the walker's host check applies it to the data access: a hit
     // answers as the walk would)
     val s2 = PrivCheck.stage2(p.h.family, rq.cmd, rq.flags, host)
     MuxLookup(rq.mode, true.B)(Seq(

@@ -457,7 +457,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val n = 26
   }
   private def hostFetchOf(x: WalkSlot): Bool = x.forData && isCmd(x.cmd, AccessCmd.Exec)
-  /** The HS-level MXR reaches the host check of the data access only (see hostDenies). */
+  /** The HS-level MXR reaches the host check of the data access only (hostDenies). */
   private def hostMxrOf(x: WalkSlot): Bool = x.forData && x.flags.mxr
   /** A table (page number) whose entries' GPAs are in the host's input range: the bits of
     * `target` above the GPA range are the table's (an entry's index and a leaf's offset within
