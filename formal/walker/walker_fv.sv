@@ -392,9 +392,10 @@ module walker_fv (
     g_allows = (user ? p[3] : (!p[3] || (f[0] && cmd != 2'd2))) &&
                (cmd == 2'd0 ? (p[0] || ((f[1] || (f[2] && !s1)) && p[2])) : cmd == 2'd1 ? p[1] : cmd == 2'd2 ? p[2] : 1'b0);
   endfunction
-  // the host permission allows the data access: a write needs W, a fetch X, a read R
-  function automatic h_allows(input [3:0] p, input [1:0] cmd);
-    h_allows = cmd == 2'd1 ? p[1] : cmd == 2'd2 ? p[2] : p[0];
+  // the host permission allows the data access: a write needs W, a fetch X, a read R, or X
+  // with the HS-level MXR (`mxr`, flag bit 1; vsstatus.MXR does not reach the G-stage)
+  function automatic h_allows(input [3:0] p, input [1:0] cmd, input mxr);
+    h_allows = cmd == 2'd1 ? p[1] : cmd == 2'd2 ? p[2] : (p[0] || (mxr && p[2]));
   endfunction
   // a flush with the current flush_bits covers a guest PWC entry / a walk, for guest PWC entries
   function automatic cov_g(input [VB-1:0] v, input [AB-1:0] a);
@@ -523,7 +524,7 @@ module walker_fv (
       // (a stage-2-only walk has no stage 1: its guest permission is the identity's, unchecked)
       wire          gal   = d_mode[gi*2 +: 2] == 2'd2 ||
                           g_allows(gp, cmd, d_user[gi], d_flags[gi*7 +: 7], d_mode[gi*2 +: 2] == 2'd1);
-      wire          hal   = h_allows(hp, cmd);
+      wire          hal   = h_allows(hp, cmd, d_flags[gi*7 + 1]);
       wire          fcg   = flush_fire && cov_g(d_vmid[gi*VB +: VB], d_asid[gi*AB +: AB]);
       wire          fch   = flush_fire && cov_h(d_vmid[gi*VB +: VB]);
       assign fcg_v[gi] = busy && fcg;
@@ -948,6 +949,9 @@ module walker_fv (
     cover (c_ok && r_mode == 2'd1);
     cover (c_ok && r_mode == 2'd2);
     cover (d_hitCache == 2'd1 && eng_mode == 2'd1);
+    // C15 the HS-level MXR at the host check: a read answered through a host permission
+    // without R (an execute-only G-stage leaf; I6's h_allows guards it)
+    cover (c_ok && r_cmd == 2'd0 && !d_rhp_r);
   end
 `endif
 `endif

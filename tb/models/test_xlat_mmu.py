@@ -258,11 +258,6 @@ def run_traffic(name: str, seed: int, n: int, *, policy: MmuPolicy = MmuPolicy()
                 (0, 0, 1, 1, 2, 3) if i % 50 == 0 else (0, 1, 2))
             user = t.user if rng.random() < 0.8 else rng.randrange(2)
             flags = random_flags(rng, family)
-            if policy.hit_perm == "and":
-                # the RTL's hit check is PrivCheck.stage2, with the HS-level MXR; the walker's
-                # host check has no MXR yet (docs/privcheck.md "Users"): a read of an X-only
-                # G-stage page with mxr = 1 would hit where the walker refuses
-                flags["mxr"] = 0
             req = p.request(t, id=i & 15, cmd=cmd, user=user, flags=flags)
         prev = req
         check(i, req)
@@ -294,8 +289,7 @@ def test_random_traffic_answers_as_the_walker_alone(name):
 def test_random_traffic_rtl_policy(name):
     """The RTL's choices of session 28 (MmuPolicy.rtl_s28: one AND permission checked with
     PrivCheck, D = the walk was a write, every fill private, TLBs without sharing, a 512 GiB
-    leaf answered as pageSize 3 and never cached): the same answers (RISC-V's mxr held 0, see
-    run_traffic), no shared hit."""
+    leaf answered as pageSize 3 and never cached): the same answers, no shared hit."""
     mmu, unusable = run_traffic(name, choose_seed(), 800, policy=MmuPolicy.rtl_s28())
     c = mmu.counters()
     assert c["l1_sharedHits"] == 0 and c["l2_sharedHits"] == 0, c
@@ -757,11 +751,11 @@ def test_pml_full_buffer_stalls_until_the_hypervisor_frees_it(name):
 
 def test_hs_mxr_read_of_an_execute_only_gstage_page():
     """RISC-V: a page execute-only at the G-stage, filled by a fetch, then read with the
-    HS-level MXR (docs "Decided in the model" M3): the model's hit check is the walker's, so
-    the answer is the walker alone's whether the page is cached or not; the RTL's check
-    (MmuPolicy.rtl_s28, PrivCheck.stage2) lets the hit answer, as the ISA's G-stage rule
-    (models.privcheck, "Setting MXR at HS-level ... overrides ... G-stage execute-only") allows
-    the read."""
+    HS-level MXR (docs "Decided in the model" M3): the ISA's G-stage rule (models.privcheck,
+    "Setting MXR at HS-level ... overrides ... G-stage execute-only") allows the read, and so do
+    the walker's host check (``host_denies``, the data access's MXR) and both hit checks (the
+    model's, which is the walker's, and the RTL's, PrivCheck.stage2): the same answer cached or
+    not (the walk alone's)."""
     from models import privcheck as pc
     for policy in (MmuPolicy(), MmuPolicy.rtl_s28()):
         params = CONFIGS["mmu_rv"](sharing=policy.sharing)
@@ -778,9 +772,7 @@ def test_hs_mxr_read_of_an_execute_only_gstage_page():
         assert mmu.request(p.request(t, cmd=2, user=0)).fault == 0          # the fetch fills
         read = p.request(t, cmd=CMD_READ, user=0, flags={"mxr": 1})
         r = mmu.request(read)
-        if policy.hit_perm == "stages":
-            assert r.translation == reference(s.mem, params, read)
-        else:
-            isa = not pc.denies(pc.RV_GSTAGE, pc.Access(cmd=0, user=True, mxr=True),
-                                pc.Perm(r=False, w=False, x=True, u=True))
-            assert isa and (r.fault, r.source) == (0, SRC_L1)
+        isa = not pc.denies(pc.RV_GSTAGE, pc.Access(cmd=0, user=True, mxr=True),
+                            pc.Perm(r=False, w=False, x=True, u=True))
+        assert isa and (r.fault, r.source) == (0, SRC_L1), (policy, r)
+        assert r.translation == reference(s.mem, params, read), policy

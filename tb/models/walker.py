@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from . import privcheck
 from .ptformats import (CMD_EXEC, CMD_READ, CMD_RESERVED, CMD_WRITE, M64, MODE_BARE, MODE_BOTH,
-                        MODE_S1, MODE_S2, PtFormat, fmt, page_bytes, perm_denies)
+                        MODE_S1, MODE_S2, PtFormat, fmt, page_bytes)
 
 # fault codes
 F_NONE, F_GUEST, F_HOST, F_BUS, F_RSVD, F_ADDR = 0, 1, 2, 3, 4, 5
@@ -318,15 +318,18 @@ def max_writes(guest_levels: int, host_levels: int) -> int:
     return guest_levels + 2
 
 
-def host_denies(family: str, perm: tuple, cmd: int) -> bool:
+def host_denies(family: str, perm: tuple, cmd: int, mxr: int = 0) -> bool:
     """The host leaf's check of an access ``cmd`` on the host's accumulated ``perm`` (RISC-V:
-    before U is forced to 1; the G-stage needs U = 1, every access being a user's), as the walk
-    makes it: no flag reaches it (docs/privcheck.md "Users": PrivCheck.stage2, with the HS-level
-    MXR, is not the walker's check yet).  A model answering from a cached translation calls
-    this, so a hit and a walk decide alike."""
-    if family == "rv" and not perm[3]:
-        return True
-    return perm_denies(perm, cmd, 1, check_user=False)
+    before U is forced to 1), docs/privcheck.md: the RISC-V G-stage's rules (U needed, every
+    access being a user's; a read needs R, or X with the HS-level MXR) or EPT's.  ``mxr``: the
+    request's HS-level MXR, for the data access only -- MXR "makes execute-only pages readable
+    by explicit loads" and "Setting MXR at HS-level, however, overrides both VS-stage and
+    G-stage execute-only permissions" (H extension, "Two-Stage Address Translation"); the
+    implicit read of a guest table passes 0 (docs/nested-walker.md "The walk", decided).  A
+    model answering from a cached translation calls this, so a hit and a walk decide alike."""
+    stage = privcheck.RV_GSTAGE if family == "rv" else privcheck.EPT
+    return privcheck.denies(stage, privcheck.Access(cmd=cmd, user=True, mxr=bool(mxr)),
+                            privcheck.Perm(*map(bool, perm)))
 
 
 def cold_reads(guest_levels: int, host_levels: int, mode: int = MODE_BOTH) -> int:
@@ -399,6 +402,14 @@ class _Walk:
             self.dirty.append(DirtyEvent(gpa=gpa >> 12, gva=(r.gva >> 12) & ((1 << 52) - 1),
                                          vmid=r.vmid, asid=r.asid, pageTable=int(pagetable)))
 
+    # -- the leaves' permission checks (one place each, so a variant walk names its own)
+    def host_check(self, perm: tuple, cmd: int, pagetable: bool) -> bool:
+        """The host leaf denies ``cmd``: the HS-level MXR for the data access only."""
+        return host_denies(self.H.family, perm, cmd, mxr=self.req.flags_mxr and not pagetable)
+
+    def guest_check(self, perm: tuple) -> bool:
+        return self.req.guest_denies(self.G.family, perm)
+
     # -- host translation (step 4)
     def host(self, g: int, cmd: int, *, pagetable: bool):
         H, cfg = self.H, self.cfg
@@ -425,7 +436,7 @@ class _Walk:
             if H.misaligned(pte, lvl):
                 raise _Fault(F_HOST, STAGE_HOST, lvl, g, "host misaligned superpage")
             perm = H.perm_step(perm, pte, True)
-            if host_denies(H.family, perm, cmd):
+            if self.host_check(perm, cmd, pagetable):
                 why = "host U=0" if H.family == "rv" and not perm[3] else f"host denies cmd {cmd}"
                 raise _Fault(F_HOST, STAGE_HOST, lvl, g, why)
             if H.family == "rv":
@@ -491,7 +502,7 @@ class _Walk:
             if G.misaligned(pte, lvl):
                 raise _Fault(F_GUEST, STAGE_GUEST, lvl, g, "guest misaligned superpage")
             perm = G.perm_step(perm, pte, True)
-            if req.guest_denies(G.family, perm):
+            if self.guest_check(perm):
                 raise _Fault(F_GUEST, STAGE_GUEST, lvl, g, "guest denies access")
             self.ad(G, pte, h, lvl, write=req.cmd == CMD_WRITE, stage=STAGE_GUEST, gpa=g,
                     role="guest", pagetable=False)

@@ -321,6 +321,8 @@ class MmuPolicy:
 
     @classmethod
     def rtl_s28(cls) -> "MmuPolicy":
+        """The RTL's choices (session 28). Its G-stage hit check applies the HS-level MXR, as
+        the walker's host check does since session 29 (``host_denies`` with ``mxr``)."""
         return cls(hit_perm="and", fill_dirty="write", sharing=False, gib_parts=False)
 
 
@@ -443,7 +445,7 @@ class XlatMmuModel:
             stage2 = privcheck.RV_GSTAGE if self.H.family == "rv" else privcheck.EPT
             s2_denies = privcheck.denies(stage2, a, privcheck.Perm(*map(bool, g[:3]), u=True))
         else:
-            s2_denies = host_denies(self.H.family, h, req.cmd)
+            s2_denies = host_denies(self.H.family, h, req.cmd, mxr=req.mxr)
         if req.mode != MODE_S2 and wreq.guest_denies(self.G.family, g):
             return "stage1"
         if req.mode != MODE_S1 and s2_denies:

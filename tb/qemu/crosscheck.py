@@ -25,7 +25,8 @@ from xlat_tb import qemu
 from xlat_tb.paths import BUILD
 
 from .rv_machine import MODEL_DEVIATIONS, RAM_MIB, RvMachine, build, in_ram
-from .rv_modes import DEVIATIONS, MODES, d1, outcome, qemu72, qemu_outcome, translate
+from .rv_modes import (DEVIATIONS, MODES, d1, outcome, qemu72, qemu72_mxr_walk, qemu_outcome,
+                       scratch, translate)
 
 CONFIGS = {"walker_rv39": WalkerConfig("sv39", "sv39x4", "hardware", 52),
            "walker_rv48": WalkerConfig("sv48", "sv48x4", "hardware", 52)}
@@ -42,7 +43,7 @@ class Report:
 
     def table(self) -> str:
         lines = [f"{self.config}: QEMU {self.tools.get(qemu.QEMU)}, "
-                 f"mode: compared, addresses, traps, QEMU = ISA, QEMU deviations D1-D4, "
+                 f"mode: compared, addresses, traps, QEMU = ISA, QEMU deviations D1-D5, "
                  f"model deviation M1, mismatches"]
         for mode in MODES:
             c = self.counts.get(mode, Counter())
@@ -62,32 +63,43 @@ def stub_pages(elf: Path) -> tuple:
 
 
 def model_run(m: RvMachine) -> list:
-    """The model on every case in order, on one memory that its A/D writes change as QEMU's
-    do; -> [(ISA outcome, probe PA, model outcome, the walk giving the ISA outcome)], and
-    ``m.final``: {pa: value} of the image's words the walks changed (A/D).  The two outcomes
-    differ only on the cases of MODEL_DEVIATIONS (M1: the model's host check of a guest
-    page-table read is a write's; the ISA's is a load's, which the model's ``adUpdate =
-    fault`` walk does: those paths have every A/D bit set, so it writes nothing)."""
+    """The model on every case in order, on one memory that the walks' A/D writes change as
+    QEMU's do; -> [(ISA outcome, probe PA, model outcome, the walk giving the ISA outcome,
+    QEMU 7.2's MXR walk (D5): (outcome, walk) or None)], and ``m.final``: {pa: value} of the
+    image's words the walks changed (A/D).  The two outcomes differ only on the cases of
+    MODEL_DEVIATIONS (M1: the model's host check of a guest page-table read is a write's; the
+    ISA's is a load's, which the model's ``adUpdate = fault`` walk does: those paths have every
+    A/D bit set, so it writes nothing).  Each walk runs on a scratch view; the A/D writes kept
+    are those of the walk QEMU makes: none for D1 (QEMU does not walk), D5's walk where its
+    outcome differs from the ISA's, else the model's."""
     mem = m.mem.copy()
     mem.error_fn = lambda addr, kind: not in_ram(addr)
     as_load = replace(m.cfg, adUpdate="fault")
     out = []
     for c in m.cases:
-        # D1: QEMU does not walk at all, so the walk's A/D writes go to a scratch copy
-        res = translate(mem.copy() if d1(c, m.cfg.gpaBits) else mem, m.cfg, c.mode,
-                        m.request(c))
-        o = outcome(res.resp, c.cmd, c.va, mem.read, in_ram)
+        req = m.request(c)
+        view = scratch(mem)
+        res = translate(view, m.cfg, c.mode, req)
+        o = outcome(res.resp, c.cmd, c.va, view.read, in_ram)
         isa = o
         if c.kind in MODEL_DEVIATIONS:
-            res = translate(mem, as_load, c.mode, m.request(c))
+            res = translate(mem, as_load, c.mode, req)
             isa = outcome(res.resp, c.cmd, c.va, mem.read, in_ram)
-        out.append((isa, isa[1] & ~7 if isa[0] == "store" else 0, o, res))
+        qview = scratch(mem)
+        q = qemu72_mxr_walk(qview, m.cfg, c.mode, req, c.op)
+        mxr = None if q is None else (outcome(q.resp, c.cmd, c.va, qview.read, in_ram), q)
+        d5 = mxr is not None and mxr[0] != isa
+        if not d1(c, m.cfg.gpaBits):
+            for a, v in (qview if d5 else view).local.items():
+                mem.write(a, v)
+        probe = mxr[0] if d5 else isa          # where QEMU stores, if it does
+        out.append((isa, probe[1] & ~7 if probe[0] == "store" else 0, o, res, mxr))
     m.final = {a: mem.read(a) for a, v in m.mem.words.items() if mem.read(a) != v}
     return out
 
 
 def run(config: str, *, seed: int = 1, per_mode: int = 2000, fault_rounds: int = 3,
-        out_dir: Path | None = None, rtl_modes=("both",)) -> Report:
+        out_dir: Path | None = None, rtl_modes=MODES) -> Report:
     cfg = CONFIGS[config]
     out_dir = out_dir or BUILD / "qemu" / config
     rep = Report(config, qemu.check_tools())
@@ -107,9 +119,9 @@ def run(config: str, *, seed: int = 1, per_mode: int = 2000, fault_rounds: int =
     rep.seconds["qemu"] = time.monotonic() - t0
     got = []
     addrs = defaultdict(set)
-    for i, (c, (isa, probe, model, res), rec) in enumerate(zip(m.cases, expect, recs)):
+    for i, (c, (isa, probe, model, res, mxr), rec) in enumerate(zip(m.cases, expect, recs)):
         q = qemu_outcome(c.cmd, probe, c.store_value(i), rec)
-        want, rules = qemu72(c, res, isa, m.cfg.gpaBits)
+        want, rules = qemu72(c, res, isa, m.cfg.gpaBits, mxr)
         got.append(q)
         n = rep.counts.setdefault(c.mode, Counter())
         n["compared"] += 1

@@ -28,13 +28,16 @@ leaf permissions and A / D states (hardware A/D on both sides).
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 
 from models.ptformats import CMD_READ, CMD_WRITE, RV_A, RV_R, RV_W, mask, page_bytes
 from models.walker import WalkRequest, WalkerConfig
 from xlat_tb.pagetables import FrameAllocator, PageTableBuilder, Scenario, sign_extend
-from xlat_tb.qemu import (BLOB_LIMIT, F_HU, F_PRIV_S, F_SPVP, F_SUM, F_USTUB, F_V, F_VSSUM, OPS,
-                          QemuCase)
+from xlat_tb.qemu import (BLOB_LIMIT, F_HU, F_MXR, F_PRIV_S, F_SPVP, F_SUM, F_USTUB, F_V,
+                          F_VSMXR, F_VSSUM, OPS, QemuCase)
+
+from .rv_modes import MODE_CODES
 
 RAM_BASE = 0x8000_0000
 RAM_MIB = 256
@@ -117,6 +120,9 @@ class RvMachine(Scenario):
         self.perm_random = True
         self.satps: dict[int, PageTableBuilder] = {}
         self.cases: list[Case] = []
+        # the MXR bits of each case from their own stream (the layout is the seed's as before)
+        self.mxr_rng = random.Random(f"qemu.mxr:{seed}")
+        self.mxr_p = 0.25
 
     # ------------------------------------------------------------------ address spaces
     def _reserve_code_block(self, alloc: FrameAllocator):
@@ -248,13 +254,22 @@ class RvMachine(Scenario):
         return [vblk + (g - gpage) for g, _ in words if g & ~(gsize - 1) == gpage]
 
     # ------------------------------------------------------------------ cases
-    def add_cases(self, mode: str, vas, kind: str, *, vmid=0, asid=0, accesses=None):
-        """One case per VA with a random access of the mode (or one of ``accesses``)."""
+    def add_cases(self, mode: str, vas, kind: str, *, vmid=0, asid=0, accesses=None,
+                  ops=None, mxr=None):
+        """One case per VA with a random access of the mode (or one of ``accesses``: (op,
+        user) pairs; or of ``ops``) and random MXR bits (mstatus.MXR = ``mxr`` when given)."""
         pool = ACCESSES["stage1" if mode == "stage1" else "virt"]
         if accesses is not None:
             pool = [a for a in pool if (a[0], a[2]) in accesses] or pool
+        if ops is not None:
+            pool = [a for a in pool if a[0] in ops]
         for va in vas:
             op, flags, user = self.rng.choice(pool)
+            r = self.mxr_rng
+            if (r.random() < self.mxr_p) if mxr is None else mxr:
+                flags |= F_MXR
+            if r.random() < self.mxr_p:
+                flags |= F_VSMXR
             c = Case(mode, op, va, flags | OPS[op], user, vmid, asid, kind)
             if mode == "stage1":
                 c.satp = self.satp(asid)
@@ -275,10 +290,12 @@ class RvMachine(Scenario):
         elif c.mode == "both":
             g = self.gRoot(c.vmid, c.asid)
         h = self.vms[c.vmid].hRoot if c.vmid else 0
-        # the program runs supervisor accesses with SUM = 1 (mstatus.SUM, vsstatus.SUM) and
-        # MXR = 0 (docs/qemu-crosscheck.md, decided): the request carries the same flags
+        # the program runs supervisor accesses with SUM = 1 (mstatus.SUM, vsstatus.SUM;
+        # docs/qemu-crosscheck.md, decided) and the case's MXR bits: the request carries the same
         return WalkRequest(id=0, gva=c.va, asid=c.asid, vmid=c.vmid, gRoot=g, hRoot=h,
-                           cmd=c.cmd, user=c.user, flags_sum=1)
+                           cmd=c.cmd, user=c.user, mode=MODE_CODES[c.mode], flags_sum=1,
+                           flags_mxr=int(bool(c.flags & F_MXR)),
+                           flags_vmxr=int(bool(c.flags & F_VSMXR)))
 
     def qemu_cases(self, probes: list) -> list:
         """The program's cases; ``probes[i]``: the PA the model expects store i at (or 0)."""
@@ -328,7 +345,8 @@ def bad_stage1(m: RvMachine, mode: str, what: str, level: int, *, vm=None, sp=No
     F = m.G
     if what in ("misaligned",) and level == 0:
         return []
-    gl = level if what in ("misaligned",) else 0
+    gl = level if what in ("misaligned", "x_only_leaf") else 0
+    what = "x_only" if what == "x_only_leaf" else what
     vblk = m._va_block(sp, level)
     off = m.rng.randrange(page_bytes(level) // page_bytes(gl)) * page_bytes(gl)
     if mode == "stage1":
@@ -346,7 +364,8 @@ def bad_stage1(m: RvMachine, mode: str, what: str, level: int, *, vm=None, sp=No
 def bad_stage2(m: RvMachine, mode: str, what: str, level: int, *, vm, sp=None) -> list:
     """VAs whose data GPA's host walk meets ``what`` at the host entry of ``level``."""
     H = m.H
-    leafy = what in ("misaligned", "host_u0")
+    leafy = what in ("misaligned", "host_u0", "x_only_leaf")
+    what = "x_only" if what == "x_only_leaf" else what
     if what == "misaligned" and level == 0:
         return []
     hl = level if leafy else 0
@@ -476,6 +495,31 @@ def build(cfg: WalkerConfig, seed: int, *, code: tuple, per_mode: int = 2000,
                     m.add_cases("both", bad_pt_host(m, what, lvl, vm=vm, sp=sp),
                                 "pt_" + what, vmid=vm.vmid, asid=a)
             m.add_cases("both", noncanonical(m, 4), "noncanonical", vmid=vm.vmid, asid=a)
+    # MXR = 1 loads of execute-only leaves at every level (x_only_leaf: the leaf itself, not
+    # a pointer, is made execute-only): satp's (stage1), the G-stage's (stage2, both: h_),
+    # the VS-stage's (g_; vsstatus.MXR may be the one that makes it readable) and a guest
+    # table's host leaf (pt_: an implicit access, which MXR does not reach); the random MXR
+    # bits of the other cases mix MXR = 0 and vsstatus.MXR = 1 with these same kinds
+    loads = ("ld", "hlv")
+    for _ in range(fault_rounds):
+        for a, sp in satps.items():
+            for lvl in range(m.G.levels):
+                m.add_cases("stage1", bad_stage1(m, "stage1", "x_only_leaf", lvl, sp=sp),
+                            "mxr_x_only", asid=a, ops=loads, mxr=True)
+        for vm in vms:
+            for lvl in range(m.H.levels):
+                m.add_cases("stage2", bad_stage2(m, "stage2", "x_only_leaf", lvl, vm=vm),
+                            "mxr_x_only", vmid=vm.vmid, ops=loads, mxr=True)
+        for vm, a, sp in spaces:
+            for lvl in range(m.G.levels):
+                m.add_cases("both", bad_stage1(m, "both", "x_only_leaf", lvl, vm=vm, sp=sp),
+                            "g_mxr_x_only", vmid=vm.vmid, asid=a, ops=loads)
+            for lvl in range(m.H.levels):
+                m.add_cases("both", bad_stage2(m, "both", "x_only_leaf", lvl, vm=vm, sp=sp),
+                            "h_mxr_x_only", vmid=vm.vmid, asid=a, ops=loads, mxr=True)
+            for lvl in range(m.G.levels - 1):
+                m.add_cases("both", bad_pt_host(m, "x_only", lvl, vm=vm, sp=sp),
+                            "pt_mxr_x_only", vmid=vm.vmid, asid=a, ops=loads, mxr=True)
     # QEMU and the model run them in this order: shuffled, so A/D updates interleave
     r.shuffle(m.cases)
     return m

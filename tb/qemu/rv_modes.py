@@ -2,14 +2,10 @@
 ISA's terms (trap cause, tval, tval2 = htval / mtval2), for the QEMU cross-check
 (docs/qemu-crosscheck.md).
 
-Why: ``models.walker.walk`` walks both stages only (the NestedWalker of today).  Until the
-walker (and its model) take a per-request ``mode``, this adapter reuses the model's own walk
-code for the other two modes, without copying it:
-
-* ``both``   -- ``walk`` as it is (VS-stage over G-stage);
-* ``stage1`` -- the model's guest walk with the host translation replaced by the identity
-  (satp: the guest format's tables hold physical addresses);
-* ``stage2`` -- the model's host translation alone, of GPA = VA (vsatp = Bare).
+The mode is the request's (``WalkRequest.mode``, docs/nested-walker.md "Modes"):
+``translate`` is ``models.walker.walk`` of the request with the case's mode, so the model and
+the RTL walk each mode the same way (stage1: satp, the guest format over host-physical tables;
+stage2: the host walk of GPA = VA; both: VS-stage over G-stage).
 
 ``outcome`` turns a model (or RTL) response into what a RISC-V hart reports: a load's value
 (the word the translation points at), a store's physical address, or a trap.
@@ -17,9 +13,12 @@ code for the other two modes, without copying it:
 
 from __future__ import annotations
 
-from models.ptformats import CMD_READ, CMD_WRITE
+from dataclasses import replace
+
+from models.ptformats import CMD_READ, CMD_WRITE, MODE_BOTH, MODE_S1, MODE_S2
+from models import privcheck
 from models.walker import (F_ADDR, F_BUS, F_GUEST, F_HOST, F_RSVD, STAGE_GUEST, WalkRequest,
-                           WalkResult, _Fault, _Walk, walk)
+                           WalkResult, _Fault, _Walk, host_denies, walk)
 
 MODES = ("stage1", "stage2", "both")
 
@@ -30,37 +29,15 @@ LOAD_GUEST_PAGE, STORE_GUEST_PAGE = 21, 23
 ECALLS = (8, 9, 10, 11)
 
 
-class _Stage1Walk(_Walk):
-    """Stage 1 only: the guest format's walk, every GPA being the physical address."""
-
-    def host(self, g, cmd, *, pagetable):
-        return g, self.H.root_level, (1, 1, 1, 1)
+# the request's mode of each cross-check mode (models.ptformats.MODE_*, the RTL's req.mode)
+MODE_CODES = {"stage1": MODE_S1, "stage2": MODE_S2, "both": MODE_BOTH}
 
 
 def translate(mem, cfg, mode: str, req: WalkRequest) -> WalkResult:
     """One cache-less walk of ``req`` in ``mode`` (model semantics, docs/nested-walker.md)."""
-    if mode == "both":
-        return walk(mem, cfg, req)
-    if mode == "stage1":
-        w = _Stage1Walk(mem, cfg, req, None)
-        w.guest_leaf_level, w.gpa = None, None
-        try:
-            return w.run()
-        except _Fault as f:
-            return WalkResult(w._resp(f.code, f.stage, f.level, f.gpa), w.acc, w.dirty,
-                              w.guest_leaf_level, None, f.reason, w.gpa)
-    if mode == "stage2":
-        w = _Walk(mem, cfg, req, None)
-        try:
-            hpa, hl, hperm = w.host(req.gva, req.cmd, pagetable=False)
-        except _Fault as f:
-            return WalkResult(w._resp(f.code, f.stage, f.level, f.gpa), w.acc, w.dirty,
-                              None, None, f.reason, req.gva)
-        res = w._resp(0, 0, 0, 0)
-        res.update(ppn=hpa >> 12, pageSize=hl, guestPageSize=0, hostPageSize=hl,
-                   perm_r=hperm[0], perm_w=hperm[1], perm_x=hperm[2], perm_u=1)
-        return WalkResult(res, w.acc, w.dirty, None, hl, "", req.gva)
-    raise ValueError(f"mode {mode!r}; known: {MODES}")
+    if mode not in MODE_CODES:
+        raise ValueError(f"mode {mode!r}; known: {MODES}")
+    return walk(mem, cfg, replace(req, mode=MODE_CODES[mode]))
 
 
 def trap_of(resp: dict, cmd: int, va: int) -> tuple:
@@ -122,17 +99,71 @@ DEVIATIONS = {
           "fault whatever the access (ISA: the original access type)",
     "D4": "HLV / HSV: a VS-stage fault is an access fault when the HS satp is Bare "
           "(ISA: page fault)",
+    "D5": "MXR: the G-stage takes vsstatus.MXR (ISA: the HS-level MXR), also for the implicit "
+          "read of a guest table (ISA: explicit loads only); the VS-stage takes vsstatus.MXR "
+          "when V = 1, mstatus.MXR for HLV (ISA: either)",
 }
 
 
-def qemu72(c, res, isa: tuple, gpa_bits: int) -> tuple:
+class _Qemu72MxrWalk(_Walk):
+    """A load's walk with QEMU 7.2's MXR (deviation D5): ``vs_mxr`` is the MXR of the VS-stage
+    (satp's stage too), ``g_mxr`` the G-stage's, which QEMU also applies to the implicit read of
+    a guest table (checked as a load: QEMU reads it as one, see M1)."""
+
+    def __init__(self, mem, cfg, req, *, vs_mxr: bool, g_mxr: bool):
+        super().__init__(mem, cfg, req, None)
+        self.vs_mxr, self.g_mxr = vs_mxr, g_mxr
+
+    def host_check(self, perm, cmd, pagetable):
+        return host_denies(self.H.family, perm, CMD_READ if pagetable else cmd, mxr=self.g_mxr)
+
+    def guest_check(self, perm):
+        r = self.req
+        a = privcheck.Access(cmd=r.cmd, user=bool(r.user), sum=bool(r.flags_sum),
+                             mxr=self.vs_mxr)
+        return privcheck.denies(privcheck.RV_STAGE1, a, privcheck.Perm(*map(bool, perm)))
+
+
+def scratch(mem):
+    """A view of ``mem`` whose writes stay in the view (``.local``: {address: word})."""
+    view = mem.view_at(getattr(mem, "seq", 0))
+    view.error_fn = mem.error_fn
+    return view
+
+
+def qemu72_mxr_walk(mem, cfg, mode: str, req: WalkRequest, op: str) -> WalkResult | None:
+    """D5: QEMU 7.2's walk (on ``mem``) of a load with an MXR bit set or of any access with
+    vsstatus.MXR (the G-stage's MXR for QEMU, which reaches the implicit read of a guest table
+    whatever the access); None for any other case.  QEMU 7.2 (target/riscv, get_physical_address)
+    takes the VS-stage's MXR from the mstatus it runs with -- vsstatus.MXR when V = 1 (the
+    HS-level one is then in mstatus_hs), mstatus.MXR for HLV -- and the G-stage's from
+    vsstatus."""
+    if not (req.flags_vmxr or (req.cmd == CMD_READ and req.flags_mxr)):
+        return None
+    virt = op == "ld" and mode != "stage1"
+    vs_mxr = bool(req.flags_vmxr if virt else req.flags_mxr)
+    w = _Qemu72MxrWalk(mem, cfg, replace(req, mode=MODE_CODES[mode]), vs_mxr=vs_mxr,
+                       g_mxr=bool(req.flags_vmxr))
+    w.guest_leaf_level, w.gpa = None, None
+    try:
+        return w.run()
+    except _Fault as f:
+        return WalkResult(w._resp(f.code, f.stage, f.level, f.gpa), w.acc, w.dirty,
+                          w.guest_leaf_level, None, f.reason, w.gpa)
+
+
+def qemu72(c, res, isa: tuple, gpa_bits: int, mxr=None) -> tuple:
     """(what QEMU 7.2 reports, [rules applied]) for case ``c`` whose model walk is ``res`` and
-    whose ISA outcome is ``isa``."""
+    whose ISA outcome is ``isa``; ``mxr``: (outcome, walk) of ``qemu72_mxr_walk`` (D5) or
+    None."""
     rules, out = [], isa
     store = c.cmd == CMD_WRITE
     if d1(c, gpa_bits):
         rules.append("D1")
         out = ("trap", STORE_GUEST_PAGE if store else LOAD_GUEST_PAGE, c.va, c.va >> 2)
+    elif mxr is not None and mxr[0] != isa:
+        rules.append("D5")
+        out, res = mxr
     if isa[0] == "trap" and res.fault == F_BUS and res.accesses:
         a = res.accesses[-1]
         rules.append("D2")

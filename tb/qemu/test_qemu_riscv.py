@@ -4,9 +4,10 @@ Per configuration (walker_rv39: Sv39 over Sv39x4, walker_rv48: Sv48 over Sv48x4)
 
 * ``model``: QEMU (one process, every case) against the walker's reference model in the three
   modes (stage1, stage2, both), one for one, at least 2,000 addresses per mode;
-* ``rtl``: the same cases of mode ``both`` through the NestedWalker RTL (cocotb, the walker
-  environment), one for one against QEMU's results (the first XLAT_QEMU_RTL_CASES of them:
-  800 in make test, all under make soak K=test_qemu_riscv, which also draws fresh layouts).
+* ``rtl``: the same cases of every mode through the NestedWalker RTL (cocotb, the walker
+  environment; the request's mode), one for one against QEMU's results (the first
+  XLAT_QEMU_RTL_CASES of each mode: 270 in make test, all under make soak K=test_qemu_riscv,
+  which also draws fresh layouts).
 
     .venv/bin/python -m pytest tb/qemu -n 0 -s
     XLAT_SEED=7 .venv/bin/python -m pytest tb/qemu -k "walker_rv48 and model"

@@ -15,7 +15,7 @@ import cocotb
 
 from models.privcheck import FLAGS as PRIV_FLAGS
 from models.ptformats import MODE_BOTH, MODE_S1, MODE_S2, page_bytes
-from models.walker import WalkerConfig, cold_reads
+from models.walker import WalkerConfig, WalkRequest, cold_reads
 from xlat_tb.backpressure import Bursty, RandomGaps, random_pattern
 from xlat_tb.cycle import TbError
 from xlat_tb.manifest import load_manifest
@@ -159,6 +159,36 @@ async def test_permissions(dut):
     await walk_all(env, reqs)
     faults = {w.resp["fault"] for w in env.done}
     expect({0, 1} <= faults, f"faults seen {faults}")
+    await env.finish()
+
+
+@cocotb.test()
+async def test_host_mxr(dut):
+    """The host leaf's check is PrivCheck.stage2 with the request's HS-level MXR on the data
+    access (docs/nested-walker.md "The walk", docs/privcheck.md rule 7): a read through an
+    execute-only host leaf, modes both and stage 2, with every (mxr, vmxr). The ISA's rule
+    decides the fault by hand: RISC-V G-stage "Setting MXR at VS-level does not override
+    guest-physical page protections. Setting MXR at HS-level, however, overrides both VS-stage
+    and G-stage execute-only permissions" (success iff mxr); EPT has no MXR (fault 2 always)."""
+    s = scenario("hmxr", ad_clear_p=0.0, perm_random=False, bad=False, regions=1)
+    env = await setup(dut, "hmxr", s)
+    t = next(t for t in s.targets if t.kind == "ok" and _fits(env, t))
+    vm, rv = s.vms[t.vmid], s.H.family == "rv"
+    space = vm.spaces[t.asid]
+    va, gpa = s.random_va_block(vm, t.asid, 0), vm.gpa_alloc.alloc(0)
+    space.map(va, gpa, 0, **s.guest_leaf_kwargs(full=True))
+    vm.host.map(gpa, s.hpa.alloc(0), 0, r=0, w=0, x=1, u=1, a=1, d=1)
+    reqs, want = [], []
+    for mode, gva in ((MODE_BOTH, va | 0x18), (MODE_S2, gpa | 0x18)):
+        for mxr in (0, 1):
+            for vmxr in (0, 1):
+                reqs.append(WalkRequest(gva=gva, asid=t.asid, vmid=t.vmid, gRoot=space.root >> 12,
+                                        hRoot=vm.hRoot, cmd=0, user=0, mode=mode,
+                                        flags_sum=int(rv), flags_mxr=mxr, flags_vmxr=vmxr))
+                want.append(0 if rv and mxr else 2)
+    await walk_all(env, reqs, parallel=False)
+    got = [w.resp["fault"] for w in env.done]
+    expect(got == want, f"faults {got}, the ISA's rule {want}")
     await env.finish()
 
 

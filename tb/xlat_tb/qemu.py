@@ -40,6 +40,7 @@ CASE_WORDS = 8
 OPS = {"ld": 0, "sd": 1, "hlv": 2, "hsv": 3}
 F_PRIV_S, F_V, F_SUM, F_VSSUM = 1 << 2, 1 << 3, 1 << 4, 1 << 5
 F_SPVP, F_HU, F_USTUB = 1 << 6, 1 << 7, 1 << 8
+F_MXR, F_VSMXR = 1 << 9, 1 << 10          # mstatus.MXR (the HS-level MXR), vsstatus.MXR
 
 
 class QemuError(Exception):

@@ -152,12 +152,9 @@ class XlatMmu(val p: XlatMmuParams) extends Module {
     host := perm
     host.u := true.B // a cached host permission has U (a G-stage leaf without U never fills)
     val s1 = PrivCheck.stage1(p.g.family, rq.cmd, rq.priv, rq.mode === TransMode.Both.U, rq.flags, perm)
-    // The walker's host check does not apply the HS-level MXR yet (docs/xlat-mmu.md "Next"): a
-    // hit must answer as the walk would, so the G-stage check here leaves it out too.
-    val hostFlags = Wire(new PrivFlags)
-    hostFlags := rq.flags
-    hostFlags.mxr := false.B
-    val s2 = PrivCheck.stage2(p.h.family, rq.cmd, hostFlags, host)
+    // (the HS-level MXR, as the walker's host check applies it to the data access: a hit
+    // answers as the walk would)
+    val s2 = PrivCheck.stage2(p.h.family, rq.cmd, rq.flags, host)
     MuxLookup(rq.mode, true.B)(Seq(
       TransMode.Stage1.U -> s1, TransMode.Stage2.U -> s2, TransMode.Both.U -> (s1 || s2)))
   }

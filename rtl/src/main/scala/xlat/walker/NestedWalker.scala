@@ -108,8 +108,18 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private def inGpaRange(t: UInt): Bool = if (p.targetBits > p.gpaBits) !t(p.targetBits - 1, p.gpaBits).orR else true.B
   private def gpnOf(t: UInt): UInt = t(p.gpaBits - 1, 12)
   private def isCmd(c: UInt, k: Int): Bool = c === k.U
-  /** Host permission check of an access: a write needs W, a fetch X, a read R. */
-  private def hostDenies(perm: Perm, write: Bool, fetch: Bool): Bool = Mux(write, !perm.w, Mux(fetch, !perm.x, !perm.r))
+  /** The host leaf's check, [[PrivCheck.stage2]] (RISC-V G-stage: U needed, docs/privcheck.md;
+    * EPT) of the access the host translation makes: a write, a fetch or a read. `mxr` is the
+    * HS-level MXR of the data access only: "Setting MXR at HS-level, however, overrides both
+    * VS-stage and G-stage execute-only permissions", and MXR "makes execute-only pages readable
+    * by explicit loads" (H extension, "Two-Stage Address Translation"), which an implicit read
+    * of a guest table is not (**decided**, docs/nested-walker.md "The walk").
+    */
+  private def hostDenies(perm: Perm, write: Bool, fetch: Bool, mxr: Bool): Bool = {
+    val f = WireDefault(0.U.asTypeOf(new PrivFlags))
+    f.mxr := mxr
+    PrivCheck.stage2(h.family, Mux(write, AccessCmd.Write.U, Mux(fetch, AccessCmd.Exec.U, AccessCmd.Read.U)), f, perm)
+  }
 
   // ---- slots -------------------------------------------------------------------------------
   private val state = RegInit(VecInit(Seq.fill(W)(Idle)))
@@ -300,6 +310,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val hLevel = UInt(p.levelBits.W)
     val hostWrite = Bool()
     val hostFetch = Bool()
+    /** The HS-level MXR applies to the host check (hostMxrOf). */
+    val hostMxr = Bool()
     /** The walk is stage-1-only (a guest PWC tag bit). */
     val s1 = Bool()
   }
@@ -337,7 +349,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     def all(n: String*): Seq[(String, Int)] = n.map(f => f -> (new LookKey).elements(f).getWidth)
     Seq(
       all("vmid", "asid", "gvpn", "gpn", "gLevel", "hLevel", "s1"),
-      all("vmid", "gpn", "hostWrite", "hostFetch") :+ ("hLevel" -> 2),
+      all("vmid", "gpn", "hostWrite", "hostFetch", "hostMxr") :+ ("hLevel" -> 2),
       all("vmid", "gpn", "hLevel")
     )
   }
@@ -349,6 +361,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val k = Wire(new LookKey)
     k.vmid := x.vmid; k.asid := x.asid; k.gvpn := gvpnOf(x); k.gpn := gpnOf(x.target)
     k.gLevel := x.gLevel; k.hLevel := x.hLevel; k.hostWrite := hostWriteOf(x); k.hostFetch := hostFetchOf(x)
+    k.hostMxr := hostMxrOf(x)
     k.s1 := x.s1Only
     k
   }
@@ -370,7 +383,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     x.vmid === keyT.vmid && ((x.gpn ^ keyT.gpn) & keep(x.size, x.gpn.getWidth)) === 0.U && !(keyT.hostWrite && !x.d)
   ))
   // (and whether each entry denies the served slot's access: the select takes the chosen one's)
-  private val ntlbDenyR = ntlb.map(c => RegNext(VecInit(c.entries.map(x => hostDenies(x.perm, keyT.hostWrite, keyT.hostFetch)))))
+  private val ntlbDenyR = ntlb.map(c => RegNext(VecInit(c.entries.map(x => hostDenies(x.perm, keyT.hostWrite, keyT.hostFetch, keyT.hostMxr)))))
   private val hpwcHitsR = hpwc.map(c => (1 to h.topLevel).map(l => kept[HostPwcEntry](c, x =>
     x.vmid === keyH.vmid && ((x.gpn ^ keyH.gpn) & keep(x.level, x.gpn.getWidth)) === 0.U && x.level === l.U
   )))
@@ -444,6 +457,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val n = 26
   }
   private def hostFetchOf(x: WalkSlot): Bool = x.forData && isCmd(x.cmd, AccessCmd.Exec)
+  /** The HS-level MXR reaches the host check of the data access only (hostDenies). */
+  private def hostMxrOf(x: WalkSlot): Bool = x.forData && x.flags.mxr
   /** A table (page number) whose entries' GPAs are in the host's input range: the bits of
     * `target` above the GPA range are the table's (an entry's index and a leaf's offset within
     * its page stay below bit 12 + 27 <= gpaBits).
@@ -469,7 +484,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val acc = if (host) h.accumulate(s.hPerm, e.perm, e.leaf) else g.accumulate(s.gPerm, e.perm, e.leaf)
     val write = if (host) hostWriteOf(s) else isCmd(s.cmd, AccessCmd.Write)
     val denied =
-      if (host) (h.userRequired.B && !e.perm.u) || hostDenies(acc, write, hostFetchOf(s))
+      if (host) hostDenies(acc, write, hostFetchOf(s), hostMxrOf(s))
       // a 2D walk's stage 1 is the VS-stage (vsstatus.MXR applies); a stage-1-only walk's is
       // satp's (V = 0: only the HS-level MXR)
       else PrivCheck.stage1(g.family, s.cmd, s.user, vsStage = !s.s1Only, s.flags, acc)
@@ -906,6 +921,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     k.gLevel := nextOf(i, x.gLevel); k.hLevel := nextOf(i, x.hLevel)
     k.hostWrite := Mux(forData, isCmd(x.cmd, AccessCmd.Write), p.hardwareAd.B)
     k.hostFetch := forData && isCmd(x.cmd, AccessCmd.Exec)
+    k.hostMxr := forData && x.flags.mxr
     k.s1 := x.s1Only
     k
   }
