@@ -93,7 +93,9 @@ Q23 ``perf_badCompletions`` also counts a completion for a slot that is complete
 Q24 The drain's depth (docs "When each change becomes visible", **decided** 2026-11-28): a
     completion acting in cycle t (its respond cycle) makes its waiters answerable on ``resp``
     from cycle t + ``drain_delay``: t + 2 with one slot (the drain register loads the waiter in
-    t + 1), t + 3 with several (a pick register in t + 1, the drain register in t + 2).  The
+    t + 1), t + 3 with several (a pick register in t + 1, the drain register in t + 2), t + 4
+    with the drain's skid queue (``drainDelay`` 4, ``devtlb_full``, **decided** 2026-11-30,
+    session 29: the drain register moves into a 2-entry queue in front of ``resp``).  The
     model knows cycles only when the testbench gives them (``completion(cycle=)``,
     ``expect_response(cycle=)``); without them the check is skipped.  Which ready waiter is
     drained first is not checked (the RTL picks the lowest-numbered one when its pick or drain
@@ -101,7 +103,9 @@ Q24 The drain's depth (docs "When each change becomes visible", **decided** 2026
 Q25 The free demand slot an allocation takes (docs "Slots", **decided** 2026-11-29): the
     lowest-numbered free one, except, with ``allocDelay`` 2 (the configurations whose choice is
     registered: several slots, distributed-RAM rows, latency 4), one freed by a resp handshake
-    in the cycle just before the request's respond cycle.  The model knows it when the
+    in the cycle just before the request's respond cycle; with ``allocDelay`` 3 (the drain's
+    skid, ``devtlb_full``, session 29: the handshake frees a cycle later) one freed by a
+    handshake in either of the two cycles before it.  The model knows it when the
     testbench gives the handshake's cycle (``expect_response(cycle=)``) and the request's
     respond cycle (``request(cycle=)``).  Which free *waiter* a miss takes is not modelled
     exactly (the RTL's choice is registered too): waiter numbers are not visible at the ports.
@@ -187,6 +191,10 @@ class DevTlbParams:
     # cycles from a trigger's respond cycle to the cycle its prefetches are issued: 0, or 1 in
     # the configurations with the prefetch issue stage (Q27; manifest "prefetchDelay")
     prefetchDelay: int = 0
+    # cycles from a completion's respond cycle to the first cycle its waiters may be on resp
+    # (Q24): 0 for the rule of the drain's registers (2 with one slot, 3 with several), or the
+    # RTL's derived value (manifest "drainDelay": 4 with the drain's skid queue, devtlb_full)
+    drainDelay: int = 0
 
     def __post_init__(self):
         if self.pfSlots is None:
@@ -232,6 +240,7 @@ class DevTlbParams:
             d["pfSlots"] = None
         d["allocDelay"] = int(derived.get("allocDelay", 1))
         d["prefetchDelay"] = int(derived.get("prefetchDelay", 0))
+        d["drainDelay"] = int(derived.get("drainDelay", 0))
         return cls.from_dict(d)
 
     @classmethod
@@ -261,7 +270,10 @@ class DevTlbParams:
     @property
     def drain_delay(self) -> int:
         """Cycles from a completion's respond cycle to the first cycle its waiters may be on
-        ``resp`` (Q24): 2 with one slot, 3 with several (the drain's pick register)."""
+        ``resp`` (Q24): 2 with one slot, 3 with several (the drain's pick register), 4 with the
+        drain's skid queue (``drainDelay``)."""
+        if self.drainDelay:
+            return self.drainDelay
         return 2 if self.slots == 1 else 3
 
 
