@@ -84,7 +84,10 @@ Q20 A claim is counted (``perf_claims``) whenever a fill finds the row's PTag va
     SID's, also when an invalidation had already emptied the row (nothing is evicted then).
 Q21 "Answered" (waiter, slot freeing) is the ``resp`` handshake; an RTL that frees a waiter
     when its response moves into an output register frees earlier than the model, and the
-    model's "request accepted without a free waiter/slot" check would then be wrong.
+    model's "request accepted without a free waiter/slot" check would then be wrong.  (With
+    the drain's skid, ``devtlb_full`` since session 29, the RTL frees a cycle *after* the
+    handshake: later than the model, which the readiness check allows, and the slot choice
+    follows ``allocDelay`` 3, Q25.)
 Q22 A demand request merged into a prefetch slot not yet sent does not promote it: the slot
     stays in the prefetch queue, behind every demand send (a performance point only).
 Q23 ``perf_badCompletions`` also counts a completion for a slot that is completed and still
