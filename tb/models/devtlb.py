@@ -129,7 +129,10 @@ Q27 The prefetch issue stage (docs "Prefetch Unit", **decided** 2026-11-29, sess
     candidates from fabric registers behind the history's block RAM) they are issued in t + 2:
     after the requests that respond in t + 1 and t + 2, before a completion that responds in
     either (no request responds right after a completion: the write shadow), with the resp
-    handshakes of t + 1 done; several triggers may wait, and issue oldest first.
+    handshakes of t + 1 done; several triggers may wait, and issue oldest first.  With the
+    drain's skid (``drainDelay`` 4, ``devtlb_full`` since session 29) the handshakes of t are
+    done, not those of t + 1: a prefetch slot freed by a handshake in c is a candidate from an
+    issue in c + 2 (``release_lag``).
 """
 
 from __future__ import annotations
@@ -278,6 +281,14 @@ class DevTlbParams:
         if self.drainDelay:
             return self.drainDelay
         return 2 if self.slots == 1 else 3
+
+    @property
+    def release_lag(self) -> int:
+        """Cycles from a waiter's ``resp`` handshake to its release (the waiter and its slot
+        freed): 1 with the drain's skid (``drainDelay`` 4, ``devtlb_full``, session 29), else 0.
+        A prefetch slot freed by a handshake in c is then free to the issue stage from c + 2
+        (Q27), a demand slot to the allocation from c + ``allocDelay`` (Q25)."""
+        return 1 if self.drainDelay == 4 else 0
 
 
 # --------------------------------------------------------------------------- records
@@ -595,6 +606,10 @@ class DevTlbModel:
         for i in range(lo, hi):
             cooling = (not prefetch and cycle is not None and
                        self._freed_at.get(i, -(1 << 62)) > cycle - self.p.allocDelay)   # Q25
+            # Q27 with the drain's skid: the issue in cycle `cycle` sees the handshakes up to
+            # cycle - 2 (the release registered), not up to cycle - 1
+            cooling = cooling or (prefetch and cycle is not None and self.p.release_lag > 0 and
+                                  self._freed_at.get(i, -(1 << 62)) > cycle - 1 - self.p.release_lag)
             if self.slots[i] is None and not cooling:
                 s = Slot(idx=i, serial=self._next_serial(), sid=sid, page=page, prefetch=prefetch)
                 self.slots[i] = s
@@ -720,9 +735,9 @@ class DevTlbModel:
         while self._pending_pf and (cycle is None or
                                     self._pending_pf[0][3] + self.p.prefetchDelay <= cycle):
             pf = self._pending_pf.pop(0)
-            self._trigger(pf[0], pf[1], pf[2])
+            self._trigger(pf[0], pf[1], pf[2], None if pf[3] is None else pf[3] + self.p.prefetchDelay)
 
-    def _trigger(self, t: int, pages: list, out: RequestOutcome) -> None:
+    def _trigger(self, t: int, pages: list, out: RequestOutcome, issue: int | None = None) -> None:
         for q in pages:
             if q is None:
                 continue
@@ -732,7 +747,7 @@ class DevTlbModel:
             elif self._outstanding_slot(t, q) is not None:
                 out.prefetch_drops.append((t, q, "slot"))
             else:
-                s = self._alloc_slot(t, q, prefetch=True)
+                s = self._alloc_slot(t, q, prefetch=True, cycle=issue)
                 if s is None:
                     out.prefetch_drops.append((t, q, "full"))
                     self._count("prefetchDropped")           # Q3

@@ -763,3 +763,18 @@ def test_drain_skid_delays():
         assert m.expect_response(10, SRC_ATS, cycle=64).ppn == 0x100
         o2 = m.request(11, 0, 0x20, cycle=64 + late)
         assert o2.kind == "alloc" and (o2.slot == o.slot) == want_freed, (late, o2)
+
+
+def test_drain_skid_prefetch_slot_release():
+    """Q27 with the drain's skid (session 29): the release is a cycle after the resp handshake,
+    so a prefetch slot freed by a handshake in c is free to the issue stage from c + 2 (the issue
+    in cycle I sees the handshakes up to I - 2); without the skid from c + 1. The handshake's
+    cycle is set directly (``_freed_at``, what ``expect_response(cycle=)`` records)."""
+    for drain, first in ((4, 102), (0, 101)):
+        m = mk(FULL, pfSlots=4, allocDelay=3 if drain else 2, prefetchDelay=2, drainDelay=drain)
+        lo = m.p.ptbEntries                                     # the first prefetch slot
+        m._freed_at[lo] = 100
+        for issue in (101, 102):
+            s = m._alloc_slot(1, 0x50 + issue, prefetch=True, cycle=issue)
+            assert (s.idx == lo) == (issue >= first), (drain, issue, s.idx)
+            m._free_slot(s)
