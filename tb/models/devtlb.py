@@ -84,7 +84,10 @@ Q20 A claim is counted (``perf_claims``) whenever a fill finds the row's PTag va
     SID's, also when an invalidation had already emptied the row (nothing is evicted then).
 Q21 "Answered" (waiter, slot freeing) is the ``resp`` handshake; an RTL that frees a waiter
     when its response moves into an output register frees earlier than the model, and the
-    model's "request accepted without a free waiter/slot" check would then be wrong.
+    model's "request accepted without a free waiter/slot" check would then be wrong.  (With
+    the drain's skid, ``devtlb_full`` since session 29, the RTL frees a cycle *after* the
+    handshake: later than the model, which the readiness check allows, and the slot choice
+    follows ``allocDelay`` 3, Q25.)
 Q22 A demand request merged into a prefetch slot not yet sent does not promote it: the slot
     stays in the prefetch queue, behind every demand send (a performance point only).
 Q23 ``perf_badCompletions`` also counts a completion for a slot that is completed and still
@@ -93,7 +96,9 @@ Q23 ``perf_badCompletions`` also counts a completion for a slot that is complete
 Q24 The drain's depth (docs "When each change becomes visible", **decided** 2026-11-28): a
     completion acting in cycle t (its respond cycle) makes its waiters answerable on ``resp``
     from cycle t + ``drain_delay``: t + 2 with one slot (the drain register loads the waiter in
-    t + 1), t + 3 with several (a pick register in t + 1, the drain register in t + 2).  The
+    t + 1), t + 3 with several (a pick register in t + 1, the drain register in t + 2), t + 4
+    with the drain's skid queue (``drainDelay`` 4, ``devtlb_full``, **decided** 2026-11-30,
+    session 29: the drain register moves into a 2-entry queue in front of ``resp``).  The
     model knows cycles only when the testbench gives them (``completion(cycle=)``,
     ``expect_response(cycle=)``); without them the check is skipped.  Which ready waiter is
     drained first is not checked (the RTL picks the lowest-numbered one when its pick or drain
@@ -101,7 +106,9 @@ Q24 The drain's depth (docs "When each change becomes visible", **decided** 2026
 Q25 The free demand slot an allocation takes (docs "Slots", **decided** 2026-11-29): the
     lowest-numbered free one, except, with ``allocDelay`` 2 (the configurations whose choice is
     registered: several slots, distributed-RAM rows, latency 4), one freed by a resp handshake
-    in the cycle just before the request's respond cycle.  The model knows it when the
+    in the cycle just before the request's respond cycle; with ``allocDelay`` 3 (the drain's
+    skid, ``devtlb_full``, session 29: the handshake frees a cycle later) one freed by a
+    handshake in either of the two cycles before it.  The model knows it when the
     testbench gives the handshake's cycle (``expect_response(cycle=)``) and the request's
     respond cycle (``request(cycle=)``).  Which free *waiter* a miss takes is not modelled
     exactly (the RTL's choice is registered too): waiter numbers are not visible at the ports.
@@ -122,7 +129,10 @@ Q27 The prefetch issue stage (docs "Prefetch Unit", **decided** 2026-11-29, sess
     candidates from fabric registers behind the history's block RAM) they are issued in t + 2:
     after the requests that respond in t + 1 and t + 2, before a completion that responds in
     either (no request responds right after a completion: the write shadow), with the resp
-    handshakes of t + 1 done; several triggers may wait, and issue oldest first.
+    handshakes of t + 1 done; several triggers may wait, and issue oldest first.  With the
+    drain's skid (``drainDelay`` 4, ``devtlb_full`` since session 29) the handshakes of t are
+    done, not those of t + 1: a prefetch slot freed by a handshake in c is a candidate from an
+    issue in c + 2 (``release_lag``).
 """
 
 from __future__ import annotations
@@ -187,6 +197,10 @@ class DevTlbParams:
     # cycles from a trigger's respond cycle to the cycle its prefetches are issued: 0, or 1 in
     # the configurations with the prefetch issue stage (Q27; manifest "prefetchDelay")
     prefetchDelay: int = 0
+    # cycles from a completion's respond cycle to the first cycle its waiters may be on resp
+    # (Q24): 0 for the rule of the drain's registers (2 with one slot, 3 with several), or the
+    # RTL's derived value (manifest "drainDelay": 4 with the drain's skid queue, devtlb_full)
+    drainDelay: int = 0
 
     def __post_init__(self):
         if self.pfSlots is None:
@@ -232,6 +246,7 @@ class DevTlbParams:
             d["pfSlots"] = None
         d["allocDelay"] = int(derived.get("allocDelay", 1))
         d["prefetchDelay"] = int(derived.get("prefetchDelay", 0))
+        d["drainDelay"] = int(derived.get("drainDelay", 0))
         return cls.from_dict(d)
 
     @classmethod
@@ -261,8 +276,19 @@ class DevTlbParams:
     @property
     def drain_delay(self) -> int:
         """Cycles from a completion's respond cycle to the first cycle its waiters may be on
-        ``resp`` (Q24): 2 with one slot, 3 with several (the drain's pick register)."""
+        ``resp`` (Q24): 2 with one slot, 3 with several (the drain's pick register), 4 with the
+        drain's skid queue (``drainDelay``)."""
+        if self.drainDelay:
+            return self.drainDelay
         return 2 if self.slots == 1 else 3
+
+    @property
+    def release_lag(self) -> int:
+        """Cycles from a waiter's ``resp`` handshake to its release (the waiter and its slot
+        freed): 1 with the drain's skid (``drainDelay`` 4, ``devtlb_full``, session 29), else 0.
+        A prefetch slot freed by a handshake in c is then free to the issue stage from c + 2
+        (Q27), a demand slot to the allocation from c + ``allocDelay`` (Q25)."""
+        return 1 if self.drainDelay == 4 else 0
 
 
 # --------------------------------------------------------------------------- records
@@ -580,6 +606,10 @@ class DevTlbModel:
         for i in range(lo, hi):
             cooling = (not prefetch and cycle is not None and
                        self._freed_at.get(i, -(1 << 62)) > cycle - self.p.allocDelay)   # Q25
+            # Q27 with the drain's skid: the issue in cycle `cycle` sees the handshakes up to
+            # cycle - 2 (the release registered), not up to cycle - 1
+            cooling = cooling or (prefetch and cycle is not None and self.p.release_lag > 0 and
+                                  self._freed_at.get(i, -(1 << 62)) > cycle - 1 - self.p.release_lag)
             if self.slots[i] is None and not cooling:
                 s = Slot(idx=i, serial=self._next_serial(), sid=sid, page=page, prefetch=prefetch)
                 self.slots[i] = s
@@ -705,9 +735,9 @@ class DevTlbModel:
         while self._pending_pf and (cycle is None or
                                     self._pending_pf[0][3] + self.p.prefetchDelay <= cycle):
             pf = self._pending_pf.pop(0)
-            self._trigger(pf[0], pf[1], pf[2])
+            self._trigger(pf[0], pf[1], pf[2], None if pf[3] is None else pf[3] + self.p.prefetchDelay)
 
-    def _trigger(self, t: int, pages: list, out: RequestOutcome) -> None:
+    def _trigger(self, t: int, pages: list, out: RequestOutcome, issue: int | None = None) -> None:
         for q in pages:
             if q is None:
                 continue
@@ -717,7 +747,7 @@ class DevTlbModel:
             elif self._outstanding_slot(t, q) is not None:
                 out.prefetch_drops.append((t, q, "slot"))
             else:
-                s = self._alloc_slot(t, q, prefetch=True)
+                s = self._alloc_slot(t, q, prefetch=True, cycle=issue)
                 if s is None:
                     out.prefetch_drops.append((t, q, "full"))
                     self._count("prefetchDropped")           # Q3

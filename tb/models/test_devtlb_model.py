@@ -743,3 +743,38 @@ def test_prefetch_issue_stage_order_delay2():
     assert m.pending_trigger is o3
     m.flush_prefetch(122)
     assert m.pending_trigger is None and o3.candidates
+
+
+def test_drain_skid_delays():
+    """Q24 / Q25 with the drain's skid (docs "When each change becomes visible", decided
+    2026-11-30, session 29; manifest drainDelay 4, allocDelay 3): a completion responding in t
+    has its waiters on resp from t + 4; a demand slot freed by a resp handshake in c is taken
+    by a miss responding from c + 3, not by one responding in c + 1 or c + 2."""
+    d = DevTlbParams.from_manifest({**NOPF}, {"allocDelay": 3, "drainDelay": 4})
+    assert (d.drain_delay, d.allocDelay) == (4, 3)
+    assert DevTlbParams.from_manifest({**NOPF}, {"allocDelay": 2}).drain_delay == 3   # the rule
+    for late, want_freed in ((1, False), (2, False), (3, True)):
+        m = DevTlbModel(d)
+        o = m.request(10, 0, 0x10, cycle=50)
+        send_all(m)
+        m.completion(o.slot, 0x100, cycle=60)
+        with pytest.raises(DevTlbModelError):
+            m.expect_response(10, SRC_ATS, cycle=63)            # t + 3: still in the skid's way
+        assert m.expect_response(10, SRC_ATS, cycle=64).ppn == 0x100
+        o2 = m.request(11, 0, 0x20, cycle=64 + late)
+        assert o2.kind == "alloc" and (o2.slot == o.slot) == want_freed, (late, o2)
+
+
+def test_drain_skid_prefetch_slot_release():
+    """Q27 with the drain's skid (session 29): the release is a cycle after the resp handshake,
+    so a prefetch slot freed by a handshake in c is free to the issue stage from c + 2 (the issue
+    in cycle I sees the handshakes up to I - 2); without the skid from c + 1. The handshake's
+    cycle is set directly (``_freed_at``, what ``expect_response(cycle=)`` records)."""
+    for drain, first in ((4, 102), (0, 101)):
+        m = mk(FULL, pfSlots=4, allocDelay=3 if drain else 2, prefetchDelay=2, drainDelay=drain)
+        lo = m.p.ptbEntries                                     # the first prefetch slot
+        m._freed_at[lo] = 100
+        for issue in (101, 102):
+            s = m._alloc_slot(1, 0x50 + issue, prefetch=True, cycle=issue)
+            assert (s.idx == lo) == (issue >= first), (drain, issue, s.idx)
+            m._free_slot(s)

@@ -28,6 +28,20 @@ object PerfCounter {
     count
   }
 
+  /** A counter of one event decided from `parts`: the parts are registered and `combine`d
+    * behind the register, so the count is the same, in the same cycle, as
+    * `apply(combine(parts))` (the register holds the parts instead of the event), and the
+    * logic of `combine` leaves the event's cone. `combine` of all-false parts (the register
+    * after reset) must be false.
+    */
+  def parts(parts: Seq[Bool], combine: Seq[Bool] => Bool, width: Int = width): UInt = {
+    val r = RegNext(VecInit(parts), VecInit(Seq.fill(parts.size)(false.B)))
+    val count = RegInit(0.U(width.W))
+    val next = count +& combine(r).asUInt
+    count := Mux(next(width), ((BigInt(1) << width) - 1).U(width.W), next(width - 1, 0))
+    count
+  }
+
   /** A counter that may advance by more than one a cycle (several events at once).
     *
     * Saturation looks only at the adder's carry out, so synthesis keeps the sum on the FPGA's

@@ -103,6 +103,12 @@ class DevTlb(val p: DevTlbParams) extends Module {
     * (one slot) keep the selection at acceptance.
     */
   private val rowLate = ramAddrReg && st.copyResp
+  /** `devtlb_full` (session 29, no cycle change): `perf_badInvals`' event registered in parts
+    * (`InvalRule.badParts`) and combined behind the register: the same count in the same cycle
+    * (`fpga/levels.py devtlb_full`: `inval.sizeLog2` -> the page mask -> the alignment check ->
+    * the event register, 10.5-11.1 weighted levels in session 28).
+    */
+  private val badParts = p.registeredChoice && p.prefetch
   /** Slots per copy of the merge check's key (`rowLate`). */
   private val mergeGroup = 4
   private val hitq = Module(new RegQueue(new DevResp(p), p.respQueue, flagRegs = p.registeredChoice))
@@ -255,7 +261,15 @@ class DevTlb(val p: DevTlbParams) extends Module {
   private val kMayAlloc =
     if (!timing.hitReg) false.B else if (reqIn.isDefined) reqIn.get(1) else if (p.registeredChoice) isReq(k) else isReq(k) && !kKnownHit
   private val cMayAlloc = if (reqIn.isDefined) reqIn.get(0) else if (timing.readReg) isReq(c) else false.B
-  private val sMayAlloc = if (reqIn.isDefined) reqIn.get(2) && !sKnownHit else if (timing.selReg) isReq(s) && !sKnownHit else false.B
+  /** With `reqIn` (`devtlb_full`; **decided** 2026-11-30, session 29, as session 21 decided for
+    * the request in pick): the request in respond counts as a possible allocation whatever its
+    * hit too, so the room check is a function of registers only: its hit (`won`, ANDed and ORed
+    * in respond) was in front of `req_ready` and every acceptance enable (`fpga/levels.py
+    * devtlb_full`: `won.tlbHit` -> `req_ready` -> the delay line's write, 11.7 weighted levels).
+    * `req_ready` may stay low a cycle longer when the last free slot or waiter is counted for a
+    * request in respond that hits.
+    */
+  private val sMayAlloc = if (reqIn.isDefined) reqIn.get(2) else if (timing.selReg) isReq(s) && !sKnownHit else false.B
   private def above(x: UInt, n: Int): Bool = {
     val y = x.pad(3)
     n match {
@@ -1039,7 +1053,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
 
   // ---- outputs -----------------------------------------------------------------------------
   private val rr = new RoundRobin(2, fast = true)  // the same choices as `hold`, fewer levels in front of the drain's load
-  rr(Seq(hitq.io.deq.valid, st.out))
+  rr(Seq(hitq.io.deq.valid, st.drainValid))
   io.resp.valid := rr.valid
   io.resp.bits := Mux(rr.index === 0.U, hitq.io.deq.bits, st.drainResp)
   hitq.io.deq.ready := io.resp.ready && rr.index === 0.U
@@ -1233,7 +1247,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
     "invalidations" -> PerfCounter(io.inval.fire),
     "badCompletions" -> PerfCounter.count(Seq(badTag, compNow && !comp.fault && comp.pageSize === PageSize.Reserved.U)),
     "badAlign" -> PerfCounter(misaligned),
-    "badInvals" -> PerfCounter(io.inval.fire && InvalRule.bad(p, io.inval.bits)),
+    "badInvals" -> (if (!badParts) PerfCounter(io.inval.fire && InvalRule.bad(p, io.inval.bits))
+      else PerfCounter.parts(io.inval.fire +: InvalRule.badParts(p, io.inval.bits), ps => ps.head && InvalRule.badOf(ps.tail))),
     "faults" -> PerfCounter(io.resp.fire && io.resp.bits.fault),
     "claims" -> PerfCounter(toTlb && takeover),
     "prefetchDropped" -> PerfCounter.count(dropped),
@@ -1417,6 +1432,20 @@ object InvalRule {
     val big = ~((BigInt(1) << 9.min(p.pageBits)) - 1).U(p.pageBits.W)
     kindAll(iv) || (sid === iv.sid && (iv.kind === InvalKind.Sid.U || ((page ^ iv.iova) & mask & big) === 0.U))
   }
+
+  /** [[bad]] in parts for a registered event (`PerfCounter.parts`, [[badOf]] combines them):
+    * the two kind codes, a range below one page, and the start's bits below the size in chunks
+    * of 4 (each a function of 4 `iova` bits and `sizeLog2`), instead of the page mask's table ->
+    * a 52-bit AND -> its OR in one cycle.
+    */
+  def badParts(p: DevTlbParams, iv: DevInval): Seq[Bool] = {
+    val low = iv.iova & ~pageMask(p, iv)
+    Seq(iv.kind === InvalKind.Reserved.U, iv.kind === InvalKind.Range.U, iv.sizeLog2 < 12.U) ++
+      (0 until p.pageBits by 4).map(i => low((i + 4).min(p.pageBits) - 1, i).orR)
+  }
+
+  /** [[bad]] from [[badParts]]. */
+  def badOf(parts: Seq[Bool]): Bool = parts(0) || (parts(1) && (parts(2) || parts.drop(3).reduce(_ || _)))
 
   /** A reserved kind, a range below one page, or a range start not aligned to its size. */
   def bad(p: DevTlbParams, iv: DevInval): Bool =

@@ -77,7 +77,18 @@ case class DevTlbParams(
     * keep the hit queue's valid / ready flags in registers.
     */
   val registeredChoice: Boolean = !formalPorts && sets > 1 && timing.readReg && timing.selReg && slots > 1
-  val allocDelay: Int = if (registeredChoice) 2 else 1
+  /** The drain's skid (`devtlb_full`, docs/devtlb.md "Timing", **decided** 2026-11-30, session
+    * 29): the response register moves into a 2-entry queue in front of `resp` when the queue has
+    * room, and the waiter (and its slot) is freed in the cycle after its `resp` handshake. A
+    * completion's first waiter is on `resp` a cycle later (`drainDelay` 4) and a freed demand
+    * slot is allocated a cycle later (`allocDelay` 3).
+    */
+  val drainSkid: Boolean = registeredChoice && prefetch
+  val allocDelay: Int = if (drainSkid) 3 else if (registeredChoice) 2 else 1
+  /** Cycles from a completion's respond cycle to the first cycle its first waiter may be on
+    * `resp` (docs/devtlb.md "When each change becomes visible").
+    */
+  val drainDelay: Int = if (slots == 1) 2 else if (drainSkid) 4 else 3
   /** Cycles between a trigger's respond and the allocation of its prefetch slots: 2 with
     * `registeredChoice` (the issue stage, docs/devtlb.md "Prefetch Unit", **decided** 2026-11-29,
     * session 21, at 1; 2 since 2026-11-30, session 25: the filter compares the candidates from the
@@ -95,5 +106,6 @@ case class DevTlbParams(
     "atsTagBits" -> atsTagBits,
     "writeShadow" -> timing.writeShadow,
     "pipeline" -> s"lookup latency $latency"
-  ) ++ (if (registeredChoice) Seq("prefetchDelay" -> prefetchDelay) else Nil)
+  ) ++ (if (registeredChoice) Seq("prefetchDelay" -> prefetchDelay) else Nil) ++
+    (if (drainSkid) Seq("drainDelay" -> drainDelay) else Nil)
 }

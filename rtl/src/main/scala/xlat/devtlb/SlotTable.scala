@@ -2,6 +2,7 @@ package xlat.devtlb
 
 import chisel3._
 import chisel3.util._
+import xlat.common.RegQueue
 
 /** A slot: one ATS translation in flight (a PTB entry, or a prefetch), then its completed
   * translation while its waiters drain.
@@ -41,6 +42,15 @@ class Waiter(p: DevTlbParams) extends Bundle {
   val perm_r = Bool()
   val perm_w = Bool()
   val fault = Bool()
+}
+
+/** An entry of the drain's queue in front of `resp` (`DevTlbParams.drainSkid`): the response,
+  * and the waiter and slot its handshake frees.
+  */
+class DrainEntry(p: DevTlbParams) extends Bundle {
+  val resp = new DevResp(p)
+  val waiter = UInt(log2Ceil(p.waiters).max(1).W)
+  val slot = UInt(p.atsTagBits.W)
 }
 
 /** The PTB and prefetch slots, the waiter pool and the drain (docs/devtlb.md, "Completions").
@@ -345,10 +355,42 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
   private val outSlot = Reg(UInt(p.atsTagBits.W))
   private val drainHs = WireDefault(false.B)
   val outResp = Reg(new DevResp(p))
-  /** The drain register's response at the `resp` port (with `frameRam` its frame, permissions
-    * and tag read from the RAMs at the register's slot and waiter).
+  /** `p.drainSkid` (`devtlb_full`, docs/devtlb.md "Timing", **decided** 2026-11-30, session 29):
+    * the response register moves into a 2-entry queue in front of `resp` whenever the queue has
+    * room (a register of its own, `flagRegs`), so the response register's and the pick
+    * register's loads are functions of registers only, not of the `resp` handshake behind the
+    * round robin; the handshake frees its waiter and slot a cycle later (`rel*`, registered
+    * from the queue's head), so it ends in a few flops instead of fanning out to 64 waiters and
+    * 48 slots. A waiter is `taken` from its pick to its release (it may be in the pick
+    * register, the response register, the queue or the release register).
     */
-  def drainResp: DevResp = if (!frameRam) outResp else {
+  private val skid = p.drainSkid
+  require(!skid || (fast && copyResp && p.prefetch), "drainSkid needs the registered choices and the Prefetch Unit")
+  private val skidQ = Option.when(skid)(Module(new RegQueue(new DrainEntry(p), 2, flagRegs = true)))
+  private val taken = Option.when(skid)(RegInit(VecInit(Seq.fill(p.waiters)(false.B))).suggestName("drainTaken"))
+  private val relV = Option.when(skid)(RegInit(false.B).suggestName("relV"))
+  private val relOH = Option.when(skid)(RegNext(VecInit((0 until p.waiters).map(j => skidQ.get.io.deq.bits.waiter === j.U))).suggestName("relOH"))
+  private val relSlotOH = Option.when(skid)(RegNext(VecInit((0 until p.slots).map(i => skidQ.get.io.deq.bits.slot === i.U))).suggestName("relSlotOH"))
+  /** With [[skid]]: the queue head's waiter is its slot's last, decided a cycle ahead (read in
+    * the release's cycle): the slot's count then is this cycle's less this cycle's release
+    * (a done slot's count moves by releases only), so the release frees a slot behind an AND of
+    * two registers instead of a compare of its count.
+    */
+  private val relLastNext = Option.when(skid)(VecInit((0 until p.slots).map { i =>
+    val dec = relV.get && relSlotOH.get(i)
+    skidQ.get.io.deq.bits.slot === i.U && Mux(dec, slot(i).waiters === 2.U, slot(i).waiters === 1.U)
+  }))
+  private val relLastR = relLastNext.map(x => RegNext(x).suggestName("relLastR"))
+  /** The drain has a response for `resp`. */
+  def drainValid: Bool = skidQ.map(_.io.deq.valid).getOrElse(out)
+  /** The drain's response at the `resp` port: the response register's, or with [[skid]] the
+    * queue head's.
+    */
+  def drainResp: DevResp = skidQ.map(_.io.deq.bits.resp).getOrElse(outRead)
+  /** The response register's response (with `frameRam` its frame, permissions and tag read from
+    * the RAMs at the register's slot and waiter).
+    */
+  private def outRead: DevResp = if (!frameRam) outResp else {
     val r = Wire(new DevResp(p))
     r := outResp
     val f = frameMem.get(outSlot)
@@ -371,7 +413,10 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
   val pickOH: Vec[Bool] =
     if (copyResp) RegInit(VecInit(Seq.fill(p.waiters)(false.B))) else VecInit(Seq.fill(p.waiters)(false.B))
   private val readyVec = VecInit((0 until p.waiters).map(j =>
-    wValid(j) && waiter(j).ready && !isOut(j) && (if (copyResp) !pickOH(j) else true.B)))
+    wValid(j) && waiter(j).ready && (taken match {
+      case Some(t) => !t(j)
+      case None => !isOut(j) && (if (copyResp) !pickOH(j) else true.B)
+    })))
 
   /** The lowest set bit, one-hot ([[SlotTable.firstOH]]). */
   private def firstOH(x: Seq[Bool]): Seq[Bool] = if (fastWaiters) SlotTable.firstOHCarry(x) else SlotTable.firstOH(x)
@@ -401,7 +446,7 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
   private def outLast(i: Int): Bool = outSlotOH.get(i) && slot(i).waiters === 1.U
 
   /** Call with the `resp` handshake of the drain register. */
-  def drain(handshake: Bool): Unit = if (!copyResp) drainSlot(handshake) else {
+  def drain(handshake: Bool): Unit = if (!copyResp) drainSlot(handshake) else if (skid) drainSkidded(handshake) else {
     drainHs := handshake
     if (lastReg) when(handshake) {
       for (j <- 0 until p.waiters) when(outOH(j)) { wValid(j) := false.B }
@@ -438,6 +483,44 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
       pickOH := VecInit(firstOH(readyVec))
     }
   }
+
+  /** With [[skid]]: the queue answers `resp`; the release, the response register and the pick
+    * register as above, a register further from the handshake.
+    */
+  private def drainSkidded(handshake: Bool): Unit = {
+    val q = skidQ.get
+    q.io.deq.ready := handshake
+    relV.get := handshake
+    drainHs := relV.get
+    when(relV.get) {
+      for (j <- 0 until p.waiters) when(relOH.get(j)) { wValid(j) := false.B; taken.get(j) := false.B }
+      waiterFreed := true.B
+      for (i <- 0 until p.slots) {
+        when(relSlotOH.get(i)) { waitersDec(i) := true.B }
+        when(relLast(i)) { freeing(i) := true.B }
+      }
+    }
+    q.io.enq.valid := out
+    q.io.enq.bits.resp := outRead
+    q.io.enq.bits.waiter := outWaiter
+    q.io.enq.bits.slot := outSlot
+    val load = !out || q.io.enq.ready
+    when(load) {
+      out := pickV
+      outWaiter := OHToUInt(pickOH)
+      outSlot := Mux1H(pickOH, waiter.map(_.slot))
+      outResp.fault := Mux1H(pickOH, waiter.map(_.fault))
+      outResp.source := Source.Completion.U
+    }
+    val first = firstOH(readyVec)
+    when(!pickV || load) {
+      pickV := readyVec.asUInt.orR
+      pickOH := VecInit(first)
+      for (j <- 0 until p.waiters) when(first(j)) { taken.get(j) := true.B }
+    }
+  }
+  /** With [[skid]]: the released waiter was its slot's last (a register). */
+  private def relLast(i: Int): Bool = relLastR.get(i)
 
   /** The drain of one slot: the waiter's response from the slot at the drain's load. */
   private def drainSlot(handshake: Bool): Unit = {
@@ -479,6 +562,7 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     // its allocation until its completion has acted): whether the drained waiter was its slot's
     // last is known from registers, and the handshake comes last
     demandFreed := (if (!copyResp) (0 until p.ptbEntries).map(freeing(_)).reduce(_ || _)
+      else if (skid) drainHs && (0 until p.ptbEntries).map(relLast).reduce(_ || _)
       else if (lastReg) drainHs && (0 until p.ptbEntries).map(outLast).reduce(_ || _)
       else drainHs && (0 until p.ptbEntries).map(i => outSlot === i.U && slot(i).waiters === 1.U).reduce(_ || _))
     // `fastWaiters`: the counts see a free a cycle late (the drain's handshake is the last
