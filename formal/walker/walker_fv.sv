@@ -67,13 +67,15 @@
 //   I5  a walk flagged by a covering flush has noFill set
 //   I7  the engine's registered choice: when it serves a slot, its round robin's last grant is
 //       that slot; a lookup turn past its match (phase 1, 2, 3) is on a slot in a lookup state;
-//       the one-hot choice (registered a cycle ahead) is the round robin's on the states now (dbg_engOk)
+//       the one-hot choice (registered a cycle ahead) is the round robin's on the states now, and
+//       the registered "engine stays on the served slot" is the lookup's phase's (dbg_engOk)
 //   I8  the step engine's registered turn decisions: a slot served by the engine has the decision
 //       of its current registers (dbg_decOk; the RTL registers each slot's decision a cycle
 //       ahead, or after its own turn the decision of the state that turn leads to)
 //   I9  the response's, the memory port's and the dirty events' registered choices (computed a cycle ahead) are
 //       consistent with the slots' states: at most one slot, one that asks, one whenever any
-//       asks; the memory port's per-slot "in WriteAd" registers are the slots' states (dbg_chanOk)
+//       asks; the memory port's per-slot "in WriteAd" registers are the slots' states; the
+//       acceptance's per-slot idle registers are the slots' states (dbg_chanOk)
 //   I10 while the engine serves a slot, the key its lookups and fills compare (registered with
 //       the engine's choice) is the slot's (dbg_keyOk)
 //   I11 for a slot in Lock and a slot holding a lock, the registered compare of their entry
@@ -214,7 +216,7 @@ module walker_fv (
   wire            d_fillValid, d_fillSlot, d_engSlot;
   wire            d_engValid, d_engOk, d_keyOk, d_lockOk;
   wire [1:0]      d_engAfter, d_lookPhase, d_decOk;
-  wire [2:0]      d_chanOk;
+  wire [3:0]      d_chanOk;
   wire            d_rhp_r, d_rhp_w, d_rhp_x, d_rhp_u;
 
   NestedWalker dut (
@@ -669,8 +671,9 @@ module walker_fv (
     // I8: the registered turn decisions are the served slot's
     `SAFE(d_decOk == 2'b11);
     // I9: the registered channel choices (response, memory port, dirty events) are consistent
-    // with the slots' states: at most one slot, one that asks, and one whenever a slot asks
-    `SAFE(d_chanOk == 3'b111);
+    // with the slots' states: at most one slot, one that asks, and one whenever a slot asks;
+    // the acceptance's registered idle bits are the slots' states
+    `SAFE(d_chanOk == 4'b1111);
     // I10: the served slot's registered key is its own (the engine registers it with its choice)
     `SAFE(d_keyOk);
     // I11: a slot waiting for the lock compares its entry address with a holder's through a

@@ -198,8 +198,14 @@ class NestedWalker(val p: WalkerParams) extends Module {
   }
 
   // ---- accept ------------------------------------------------------------------------------
-  private val idInFlight = (0 until W).map(i => busy(i) && slot(i).id === io.req.bits.id).reduce(_ || _)
-  private val free = state.map(_ === Idle)
+  // The acceptance reads each slot's "idle" from a register, loaded in the cycle before from the
+  // slot's next state (`nextIn` over Idle, with the channel choices below): `req_ready`, the id
+  // compares and the free slot's choice start from it, not from the state decodes, so the
+  // engine's choice ahead (which takes an accepted slot's Start) has a register, not the slots'
+  // states, at the start of its acceptance term (invariant I9: `dbg_chanOk` bit 3).
+  private val freeR = RegInit(VecInit(Seq.fill(W)(true.B)))
+  private val free = freeR.toSeq
+  private val idInFlight = (0 until W).map(i => !free(i) && slot(i).id === io.req.bits.id).reduce(_ || _)
   private val freeOH = PriorityEncoderOH(free)
   io.req.ready := free.reduce(_ || _) && !idInFlight
   private val sAcc = WireDefault(0.U.asTypeOf(new WalkSlot(p)))
@@ -283,8 +289,12 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val matchTurn = anyOf(matchI)
   private val selectTurn = anyOf(selectI)
   private val readTurn = anyOf(readI)
-  /** The engine stays on the served slot (a lookup past its turn's first cycle follows). */
-  private val held = matchTurn || selectTurn || readTurn
+  /** The engine stays on the served slot (a lookup past its turn's first cycle follows): a
+    * register, computed in the cycle before (`heldNext`, below), so the choice ahead's thermometer
+    * and the key copies' enables start from it, not from `cur` and the served slot's state
+    * (invariant I7: `dbg_engOk`). */
+  private val heldR = RegInit(false.B)
+  private val held = heldR
   lookPhase := Mux(matchTurn, 1.U, Mux(selectTurn, 2.U, Mux(readTurn, 3.U, 0.U)))
   when(held) { curValid := true.B }
     .otherwise {
@@ -963,6 +973,16 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val stay = Seq(Br.SGo, Br.GePtr, Br.Gl, Br.HeOk, Br.GeOk)
     goI(i) && anyOf((0 until Br.n).filterNot(stay.contains).map(decR(i)(_)))
   }
+  // `held` of the next cycle: a match now is followed by its select, a select by its read (the
+  // engine stays, and the slot, in an engine state, waits: only its own turn writes it);
+  // otherwise the engine serves its choice next, and holds if that slot is then in a lookup
+  // state: its state now, or, if it takes its turn now, the one its registered decision leads to
+  // (a turn enters HostStart, never Start)
+  private val lookAfter = (0 until W).map { i =>
+    if (hsLook) anyOf(Seq(Br.SGo, Br.GePtr, Br.Gl, Br.S2Go).map(decR(i)(_))) else false.B
+  }
+  heldR := matchTurn || selectTurn ||
+    (!held && anyOf((0 until W).map(i => engOH(i) && Mux(goI(i), lookAfter(i), lookState(state(i))))))
   engOH := VecInit(RoundRobin.firstAfter((0 until W).map { i =>
     val turnConds = turnWrites(i).getOrElse(state(i), Seq()).map(_._1)
     val others = outOfEngine(writes(i)(state(i))).filterNot(c => turnConds.exists(_ eq c))
@@ -971,6 +991,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
   respPick((0 until W).map(i => nextIn(i, Seq(Done), respFireOH(i))), io.resp.fire)
   mem((0 until W).map(i => nextIn(i, issueStates, io.mem_req.ready && mem.oneHot(i))), io.mem_req.fire)
   for (i <- 0 until W) slotWrite(i) := nextIn(i, Seq(WriteAd), io.mem_req.ready && mem.oneHot(i))
+  for (i <- 0 until W) freeR(i) := nextIn(i, Seq(Idle), io.req.fire && freeOH(i))
   dirtyPick((0 until W).map(i => nextIn(i, Seq(Dirty), dirtyFireOH(i))), io.dirty.fire)
 
   // ---- counters ------------------------------------------------------------------------------
@@ -1036,7 +1057,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.keyOk := !curValid || Seq(keyR, keyT, keyH).zip(copyFields).flatMap { case (k, fs) =>
       fs.map { case (f, w) => k.elements(f).asUInt(w - 1, 0) === keyNow.elements(f).asUInt(w - 1, 0) }
     }.reduce(_ && _)
-    d.chanOk := Cat(dirtyPick.ok(state.map(_ === Dirty)), mem.ok(state.map(st => issueState(st.asUInt))) &&
+    d.chanOk := Cat((0 until W).map(i => free(i) === (state(i) === Idle)).reduce(_ && _), dirtyPick.ok(state.map(_ === Dirty)), mem.ok(state.map(st => issueState(st.asUInt))) &&
       (0 until W).map(i => slotWrite(i) === (state(i) === WriteAd)).reduce(_ && _), respPick.ok(state.map(_ === Done)))
     d.decOk := VecInit((0 until W).map(i => goI(i) === goF(i) && (!goI(i) || decR(i).asUInt === decNow(i).asUInt))).asUInt
     for (i <- 0 until W) {
@@ -1059,7 +1080,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.engSlot := e
     d.engValid := curValid
     d.engAfter := engAfter
-    d.engOk := engOH.asUInt === VecInit(RoundRobin.firstAfter(wantsEngine, engAfter)).asUInt
+    d.engOk := engOH.asUInt === VecInit(RoundRobin.firstAfter(wantsEngine, engAfter)).asUInt &&
+      held === (matchTurn || selectTurn || readTurn)
     d.lookPhase := lookPhase
     val fillCache = RegNext(RegNext(MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U))))
     d.fillCache := fillCache

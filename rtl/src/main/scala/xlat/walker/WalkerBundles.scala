@@ -145,8 +145,9 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
   val decOk = UInt(p.walkers.W)
   /** The registered channel choices are consistent with the slots' states (bit 0 the response's,
     * bit 1 the memory port's, bit 2 the dirty events': at most one slot, in a state that asks,
-    * and one whenever a slot asks; ChannelChoice computes them a cycle ahead). */
-  val chanOk = UInt(3.W)
+    * and one whenever a slot asks; ChannelChoice computes them a cycle ahead; bit 3: the
+    * acceptance's registered idle bits are the slots' states). */
+  val chanOk = UInt(4.W)
   /** While the step engine serves a slot, its registered key (the fields the lookups and fills
     * compare) is the slot's. */
   val keyOk = Bool()
