@@ -35,7 +35,8 @@ from models.xlat_mmu import (CONFIGS, CSR_CTRL, SRC_L1, SRC_L2, SRC_WALK, Fence,
                              XlatMmuModel)
 from xlat_tb.backpressure import RandomGaps, random_pattern
 from xlat_tb.cycle import TbError
-from xlat_tb.mmu_traffic import Traffic, build, change_table, prologue
+from models.walker import walk
+from xlat_tb.mmu_traffic import Traffic, build, change_table, clean_leaves, prologue
 from xlat_tb.monitors import DecoupledMonitor
 from xlat_tb.regression import run_length
 from xlat_tb.seed import current_seed, rng as seeded_rng
@@ -82,8 +83,10 @@ class Scoreboard:
 
     def on_csr_resp(self, item, cycle):
         txn = self.csr_pending.popleft()
+        if not txn["write"]:
+            return                   # counter reads at the end (compared there)
         rd, err = self.mmu.csr(txn["addr"], txn["write"], txn["wdata"])
-        if txn["write"] and item["error"] != err:
+        if item["error"] != err:
             raise TbError(f"CSR write {txn}: error {item['error']}, the model's {err}")
 
     def on_resp(self, item, cycle):
@@ -166,13 +169,18 @@ async def test_random(dut):
     id_bits = int(env.p["idBits"])
     regs = mmu.pml.regs
     entries = params.pml.entries
-    cov = {k: 0 for k in ("ctrl", "changes", "exits", "stalls", "pml_writes")}
+    cov = {k: 0 for k in ("ctrl", "changes", "cleans", "busErrors", "exits", "stalls",
+                          "pml_writes")}
+
+    def pml_index():
+        """A buffer's first index: mostly short buffers, so exits come in every configuration."""
+        return rng.choice((entries - 1, min(entries - 1, 3), 1, 0))
 
     # PML on in every context a VM uses (the hypervisor's setup, through the CSR port)
     vm_ctx = [v for v in s.vms if v < params.pml.contexts]
     for v in vm_ctx:
         await hypervisor_csr(env, sb, regs.addr(v, "PML_ADDR"), s.hpa.alloc(0), "PML_ADDR")
-        await hypervisor_csr(env, sb, regs.addr(v, "PML_INDEX"), entries - 1, "PML_INDEX")
+        await hypervisor_csr(env, sb, regs.addr(v, "PML_INDEX"), pml_index(), "PML_INDEX")
         await hypervisor_csr(env, sb, regs.addr(v, "CTRL"), CTRL_PML, "CTRL")
 
     # an exit: a new buffer, the index reset, STATUS.full acknowledged (the writes queued on
@@ -183,7 +191,7 @@ async def test_random(dut):
             raise TbError(f"exit {item}: reason {item['reason']}, not {EXIT_REASON}")
         cov["exits"] += 1
         v = item["vmid"]
-        for reg, val in (("PML_ADDR", s.hpa.alloc(0)), ("PML_INDEX", entries - 1),
+        for reg, val in (("PML_ADDR", s.hpa.alloc(0)), ("PML_INDEX", pml_index()),
                          ("ACK", ST_FULL)):
             env.csr.send(dict(addr=regs.addr(v, reg), write=1, wdata=val))
     exit_mon.callbacks.append(on_exit)
@@ -249,13 +257,32 @@ async def test_random(dut):
             ctrl = 3 if ctrl != 3 else rng.choice((0, 1, 2))
             await hypervisor_csr(env, sb, CSR_CTRL, ctrl, "CTRL")
             cov["ctrl"] += 1
+        # the OS's and hypervisor's changes, in the model's memory too (mmu.mem a new copy)
+        errors = set()
+        if rng.random() < 0.25:
+            # a bus error on every leaf of one walk until the next sync point
+            p = rng.choice(procs)
+            t = rng.choice(p.targets)
+            errors = set(walk(s.mem.copy(), params.walker,
+                              mmu.walk_request(p.request(t))).leaf_addrs())
+            cov["busErrors"] += bool(errors)
+            probe = p.request(t, flags={"sum": 1})
+        env.mem.error_addrs = set(errors)
+        s.mem.errors = set(errors)
+        # the walker caches may hold what an erroring leaf said (the model has none): gone
+        fences = [Fence("hfence_gvma_all")] if errors else []
         for _ in range(rng.choice((0, 1, 2))):
             ch = change_table(s, procs, rng)
-            if ch is None:
-                continue
-            mmu.mem = s.mem.copy()          # the OS's change, in the model's memory too
-            cov["changes"] += 1
-            await window([ch[1]])
+            if ch is not None:
+                cov["changes"] += 1
+                fences.append(ch[1])
+        if rng.random() < 0.5:
+            f = clean_leaves(s, procs, rng)
+            if f is not None:
+                cov["cleans"] += 1
+                fences.append(f)
+        mmu.mem = s.mem.copy()
+        await window(fences + ([probe] if errors else []))
         await sync(f"the table changes after item {i}")
     if ctrl != 3:
         await hypervisor_csr(env, sb, CSR_CTRL, 3, "CTRL")
@@ -296,7 +323,8 @@ async def test_random(dut):
                 rangeWalks=c["mmu_rangeWalks"], badCmds=c["mmu_badCmds"], bare=c["mmu_bare"],
                 badFences=c["mmu_badFences"], pageFaults=c["mmu_pageFaults"],
                 guestPageFaults=c["mmu_guestPageFaults"], pml=cov["pml_writes"],
-                ctrl=cov["ctrl"], changes=cov["changes"])
+                ctrl=cov["ctrl"], changes=cov["changes"], cleans=cov["cleans"],
+                accessFaults=c["mmu_accessFaults"])
     missing = [k for k, v in need.items() if not v]
     if missing:
         raise TbError(f"paths not reached: {missing}")

@@ -286,3 +286,37 @@ def change_table(s: Scenario, procs, rng):
     kinds, virt = COVERING[what]
     kind = rng.choice(kinds if lvl == 0 else kinds[:2])
     return what, Fence(kind, va=va, asid=p.asid, vmid=p.vmid, ccid=p.ccid, virt=virt)
+
+
+def clean_leaves(s: Scenario, procs, rng, k: int = 6):
+    """A hypervisor's dirty-tracking pass (as with PML): D cleared in the host leaves (and the
+    guest leaves) of ``k`` random ok targets of one VM, then the fence that covers them
+    (hfence.gvma vmid: every entry and walker cache entry of the VM). Returns the Fence, or
+    None when the drawn VM has nothing to clean."""
+    vmid = rng.choice(sorted(s.vms))
+    vm = s.vms[vmid]
+    pool = [(p, t) for p in procs if p.vmid == vmid and p.mode in (MODE_BOTH, MODE_S2)
+            for t in p.targets if t.kind == "ok"]
+    if not pool:
+        return None
+    for p, t in rng.sample(pool, min(k, len(pool))):
+        gpa = t.gva
+        if p.mode == MODE_BOTH:
+            space = vm.spaces[p.asid]
+            g = space.lookup(t.gva)
+            if g is None:
+                continue
+            gpa = g[0]
+            loc = space.entry_location(t.gva, g[1])
+            h = vm.host.lookup(loc[0]) if loc is not None else None
+            if h is not None:
+                _clear_d(s.mem, h[0] + loc[1] * 8, s.G)
+        h = vm.host.lookup(gpa)
+        loc = vm.host.entry_location(gpa, h[1]) if h is not None else None
+        if loc is not None:
+            _clear_d(s.mem, loc[0] + loc[1] * 8, s.H)
+    return Fence("hfence_gvma_vmid", vmid=vmid)
+
+
+def _clear_d(mem, addr: int, F) -> None:
+    mem.write(addr, mem.read(addr) & ~F.d_mask)
