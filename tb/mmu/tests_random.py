@@ -56,6 +56,7 @@ class Scoreboard:
         self.env, self.mmu, self.rtl_mem = env, mmu, rtl_mem
         self.expected: deque = deque()
         self.fences = 0
+        self.stalls = self.fence_vs_req = 0
         self.csr_pending: deque = deque()
         self.exits = 0
         self.checked = 0
@@ -75,10 +76,14 @@ class Scoreboard:
         if self.env.fence_done != self.fences:
             raise TbError(f"cycle {cycle}: request {txn} accepted after {self.fences} fences "
                           f"but {self.env.fence_done} fenceDone pulses")
-        self.expected.append(self.mmu.serve(txn["_model"]))
+        out = self.mmu.serve(txn["_model"])
+        self.stalls += out.stalled
+        self.expected.append(out)
 
     def on_fence(self, txn, cycle):
         self.fences += 1
+        # a request offered in the same cycle waits for fenceDone (docs "Same-cycle inputs")
+        self.fence_vs_req += self.env.req.cur is not None
         self.mmu.fence(txn["_model"])
 
     def on_csr_resp(self, item, cycle):
@@ -230,8 +235,6 @@ async def test_random(dut):
             w = rng.choice((1, 1, 2, 4))
             await env.loop.wait_until(lambda: len(env.req.queue) + len(sb.expected) < w,
                                       20000, f"room for item {i0 + k}")
-            if mmu.stalled:
-                cov["stalls"] += 1
             send(item)
 
     # the prologue (CTRL writes are sync points)
@@ -308,6 +311,7 @@ async def test_random(dut):
         if r["error"] or r["rdata"] != v:
             bad.append((k, r["rdata"], v))
     cov["pml_writes"] = len(sb.model_writes("pml"))
+    cov["stalls"], cov["fenceWithRequest"] = sb.stalls, sb.fence_vs_req
     c = model
     env.log.info(
         f"{name} seed {current_seed()} (scenario {seed}): {sb.checked} responses, {sb.fences} "
