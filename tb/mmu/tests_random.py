@@ -56,7 +56,7 @@ class Scoreboard:
         self.env, self.mmu, self.rtl_mem = env, mmu, rtl_mem
         self.expected: deque = deque()
         self.fences = 0
-        self.stalls = self.fence_vs_req = 0
+        self.stalls = self.fence_vs_req = self.accepted_at = 0
         self.csr_pending: deque = deque()
         self.exits = 0
         self.checked = 0
@@ -76,6 +76,7 @@ class Scoreboard:
         if self.env.fence_done != self.fences:
             raise TbError(f"cycle {cycle}: request {txn} accepted after {self.fences} fences "
                           f"but {self.env.fence_done} fenceDone pulses")
+        self.accepted_at = cycle
         out = self.mmu.serve(txn["_model"])
         self.stalls += out.stalled
         self.expected.append(out)
@@ -102,9 +103,14 @@ class Scoreboard:
         exp = dict(id=r.id, pa=r.ppn, pageSize=r.pageSize, fault=r.fault,
                    faultStage=r.faultStage, faultGpa=r.faultGpa, source=r.source)
         if item != exp:
+            walk_ = [] if out.walk is None else [
+                (a.kind, hex(a.addr), a.stage, a.level, hex(a.gpa), a.error)
+                for a in out.walk.accesses]
+            mem = [a for a in self.env.mem.log if a.req_cycle >= self.accepted_at][:40]
             raise TbError(f"cycle {cycle}: response {self.checked}\n  request {out.req}\n  "
                           f"got      {item}\n  expected {exp} (model: unusable {out.unusable}, "
-                          f"stalled {out.stalled})")
+                          f"stalled {out.stalled})\n  the model's walk {walk_}\n  the RTL's "
+                          f"accesses {mem}\n  bus errors at {sorted(map(hex, self.env.mem.error_addrs))}")
         self.checked += 1
 
     # ------------------------------------------------------------------ the memory port
@@ -188,17 +194,25 @@ async def test_random(dut):
         await hypervisor_csr(env, sb, regs.addr(v, "PML_INDEX"), pml_index(), "PML_INDEX")
         await hypervisor_csr(env, sb, regs.addr(v, "CTRL"), CTRL_PML, "CTRL")
 
-    # an exit: a new buffer, the index reset, STATUS.full acknowledged (the writes queued on
-    # the CSR channel in the exit's cycle; the model takes the exit then)
+    # an exit: the model takes it in its cycle; the hypervisor answers after 0 to 3,000 cycles
+    # (meanwhile the context's queue fills and the walk that finds it full waits: a stall)
+    # with a new buffer, the index reset and STATUS.full acknowledged
+    rearms = []
+
+    async def rearm(v: int, delay: int):
+        await env.loop.cycles(delay)
+        for reg, val in (("PML_ADDR", s.hpa.alloc(0)), ("PML_INDEX", pml_index()),
+                         ("ACK", ST_FULL)):
+            env.csr.send(dict(addr=regs.addr(v, reg), write=1, wdata=val))
+        rearms.remove(v)
+
     def on_exit(item, cycle):
         mmu.pml.take_exit(item["vmid"], item["reason"])
         if item["reason"] != EXIT_REASON:
             raise TbError(f"exit {item}: reason {item['reason']}, not {EXIT_REASON}")
         cov["exits"] += 1
-        v = item["vmid"]
-        for reg, val in (("PML_ADDR", s.hpa.alloc(0)), ("PML_INDEX", pml_index()),
-                         ("ACK", ST_FULL)):
-            env.csr.send(dict(addr=regs.addr(v, reg), write=1, wdata=val))
+        rearms.append(item["vmid"])
+        cocotb.start_soon(rearm(item["vmid"], rng.choice((0, 0, 50, 500, 3000))))
     exit_mon.callbacks.append(on_exit)
 
     vpn_mask = (1 << int(env.man.derived["vpnBits"])) - 1
@@ -222,7 +236,8 @@ async def test_random(dut):
         def quiet():
             return (not sb.expected and env.req.idle and env.fence.idle and env.csr.idle
                     and not sb.csr_pending and env.fence_done == sb.fences
-                    and not mmu.pml.pending_exits and not mmu.stalled and sb.writes_done()
+                    and not mmu.pml.pending_exits and not rearms and not mmu.stalled
+                    and sb.writes_done()
                     and env.mem.idle)
         await env.loop.wait_until(quiet, 20000 + 200 * len(env.req.queue), f"sync ({where})")
         await env.loop.cycles(2)
@@ -266,8 +281,9 @@ async def test_random(dut):
             # a bus error on every leaf of one walk until the next sync point
             p = rng.choice(procs)
             t = rng.choice(p.targets)
-            errors = set(walk(s.mem.copy(), params.walker,
-                              mmu.walk_request(p.request(t))).leaf_addrs())
+            clean = s.mem.copy()
+            clean.errors = set()
+            errors = set(walk(clean, params.walker, mmu.walk_request(p.request(t))).leaf_addrs())
             cov["busErrors"] += bool(errors)
             probe = p.request(t, flags={"sum": 1})
         env.mem.error_addrs = set(errors)
@@ -285,8 +301,14 @@ async def test_random(dut):
                 cov["cleans"] += 1
                 fences.append(f)
         mmu.mem = s.mem.copy()
-        await window(fences + ([probe] if errors else []))
+        await window(fences)
         await sync(f"the table changes after item {i}")
+        if errors:
+            # after fenceDone: offered with the fence, the probe could be taken first and
+            # answered from the walker caches the fence is there to empty (soak seeds
+            # 1102472582, 1982189159 and rv's of session 29, before this order)
+            await window([probe])
+            await sync(f"the bus-error probe after item {i}")
     if ctrl != 3:
         await hypervisor_csr(env, sb, CSR_CTRL, 3, "CTRL")
 
