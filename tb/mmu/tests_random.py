@@ -61,10 +61,14 @@ class Scoreboard:
         self.exits = 0
         self.checked = 0
         self.src_bit = int(env.man.derived["memIdBits"]) - 1
-        # each source's writes, in response order (the RTL's) and in the model's order
+        # each source's writes in the order the RTL issued them (accepted on mem_req: the
+        # responses come back reordered across ids) and in the model's order; the RTL's
+        # answered ones counted (a sync point waits for them)
         self.rtl_w = {"ad": [], "pml": []}
+        self.rtl_done = {"ad": 0, "pml": 0}
         self.model_w = {"ad": [], "pml": []}
         self._model_seen = 0
+        env.mem.on_request.append(self.on_mem_req)
         env.mem.on_response.append(self.on_mem_resp)
         env.req.on_accept.append(self.on_req)
         env.fence.on_accept.append(self.on_fence)
@@ -114,9 +118,13 @@ class Scoreboard:
         self.checked += 1
 
     # ------------------------------------------------------------------ the memory port
-    def on_mem_resp(self, a, cycle):
+    def on_mem_req(self, a, cycle):
         if a.write:
             self.rtl_w["pml" if a.id >> self.src_bit else "ad"].append((a.addr, a.wdata, a.wmask))
+
+    def on_mem_resp(self, a, cycle):
+        if a.write:
+            self.rtl_done["pml" if a.id >> self.src_bit else "ad"] += 1
 
     def model_writes(self, kind: str) -> list:
         new = self.mmu.mem_writes[self._model_seen:]
@@ -126,7 +134,7 @@ class Scoreboard:
         return self.model_w[kind]
 
     def writes_done(self) -> bool:
-        return all(len(self.rtl_w[k]) >= len(self.model_writes(k)) for k in ("ad", "pml"))
+        return all(self.rtl_done[k] >= len(self.model_writes(k)) for k in ("ad", "pml"))
 
     def check_memory(self, where: str):
         """Each source's writes in order, then every word of the memory."""
