@@ -3,10 +3,10 @@ responder (xlat_tb.memory) on the page-table builder's memory (xlat_tb.pagetable
 expected answer of a request from the walker's reference model (models.walker) run on a copy
 of that memory: docs/xlat-mmu.md is the contract.
 
-The composed model (tb/models/xlat_mmu.py, issue 12 part 5) is not used yet: the directed
-tests state which level must answer (the MMU serves one request at a time, so the level
-follows from the accesses before) and take every translation and fault from the walker's
-model and the tables.
+The directed tests do not use the composed model (tb/models/xlat_mmu.py): they state which
+level must answer (the MMU serves one request at a time, so the level follows from the accesses
+before) and take every translation and fault from the walker's model and the tables. The
+random test (tests_random.py) checks everything against the composed model.
 """
 
 from __future__ import annotations

@@ -14,191 +14,23 @@ address space, a host-unique asid) and stage-2-only targets (VA = GPA).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 import pytest
 
-from models.babelfish import PS_1G
 from models.pml import CTRL_EPML, CTRL_PML, PmlModel
 from models.ptformats import CMD_READ, CMD_WRITE, MODE_BARE, MODE_BOTH, MODE_S1, MODE_S2
-from models.walker import F_ADDR, F_BUS, F_GUEST, F_HOST, F_RSVD, WalkRequest, walk
-from models.xlat_mmu import (CONFIGS, CSR_CTRL, FENCE_CODE, FENCE_CODES, FENCE_KINDS, SRC_L1,
+from models.walker import WalkRequest, walk
+from models.xlat_mmu import (CONFIGS, CSR_CTRL, FENCE_CODE, FENCE_KINDS, SRC_L1,
                              SRC_L2, SRC_WALK, X86_FENCES, Fence, MmuPolicy, PmlStall, Request,
                              XlatMmuModel)
-from xlat_tb.pagetables import MapConflict, Scenario, Target, sign_extend
+from xlat_tb.mmu_traffic import (ACCESS, GUEST_PAGE, PAGE, RESERVED, Traffic, build, prologue,
+                                 proc, reference, spec_fault)
+from xlat_tb.pagetables import Scenario, Target
 from xlat_tb.regression import run_length
 from xlat_tb.seed import choose_seed
 
 ARCH_CONFIGS = ("mmu_rv", "mmu_x86")
-FLAGS = ("sum", "mxr", "vmxr", "wp", "smep", "smap", "nxe")
-
-
-# ----------------------------------------------------------------------------- the machine
-@dataclass
-class Proc:
-    """A process as the core sends it: its request but the VA and the access, and its
-    targets."""
-    base: Request
-    targets: list = field(default_factory=list)
-
-    def __getattr__(self, name):
-        """mode, vmid, asid, ccid, ...: the request's."""
-        if name == "base":
-            raise AttributeError(name)
-        return getattr(self.base, name)
-
-    def request(self, t: Target, *, id=0, cmd=None, user=None, flags=None) -> Request:
-        return replace(self.base, id=id, va=t.gva, cmd=t.cmd if cmd is None else cmd,
-                       priv=t.user if user is None else user, **(flags or {}))
-
-
-def proc(mode, vmid, asid, ccid=0, pcIdxValid=0, pcIdx=0, s1Root=0, s2Root=0, targets=None):
-    return Proc(Request(mode=mode, vmid=vmid, asid=asid, ccid=ccid, pcIdxValid=pcIdxValid,
-                        pcIdx=pcIdx, s1Root=s1Root, s2Root=s2Root), targets or [])
-
-
-# the response's fault kind of a walker fault (docs/xlat-mmu.md: the spec's list 0 none, 1
-# page fault, 2 guest-page fault, 3 access fault, 4 reserved; the walker's 5, an address out of
-# range, is a page fault of a guest address (stage 0) and a guest-page fault of a GPA)
-PAGE, GUEST_PAGE, ACCESS, RESERVED = 1, 2, 3, 4
-
-
-def spec_fault(walker_fault: int, stage: int) -> int:
-    if walker_fault == F_ADDR:
-        return (PAGE, GUEST_PAGE)[stage]
-    return {F_GUEST: PAGE, F_HOST: GUEST_PAGE, F_BUS: ACCESS, F_RSVD: RESERVED}[walker_fault]
-
-
-def reference(mem, params, req: Request, gib_parts: bool = True):
-    """The walker model alone, on a copy-on-write view of the memory as it is now (its A/D
-    writes stay in the view): the response fields an MMU response must equal."""
-    wreq = WalkRequest(id=req.id, gva=req.va, asid=req.asid, vmid=req.vmid, gRoot=req.s1Root,
-                       hRoot=req.s2Root, cmd=req.cmd, user=req.priv, mode=req.mode,
-                       **{f"flags_{f}": getattr(req, f) for f in FLAGS})
-    r = walk(mem.view_at(mem.seq), params.walker, wreq).resp
-    if r["fault"]:
-        return (0, 0, spec_fault(r["fault"], r["faultStage"]), r["faultStage"], r["faultGpa"])
-    # the MMU's pages are 4K / 2M / 1G: a larger leaf is used as its 1 GiB parts
-    return (r["ppn"], min(r["pageSize"], PS_1G) if gib_parts else r["pageSize"], 0, 0, 0)
-
-
-def build(params, seed: int, *, vms: int = 2, regions: int = 6, copies: int = 4,
-          ad_clear_p: float = 0.2, perm_random: bool = True, bad: bool = True):
-    """(scenario, processes) as the module doc describes."""
-    s = Scenario(params.walker, seed)
-    s.ad_clear_p, s.host_pt_ad_clear_p, s.perm_random = ad_clear_p, ad_clear_p / 4, perm_random
-    r = s.rng
-    G = s.G
-    procs = []
-    for v in range(vms):
-        vmid = v + 1
-        vm = s.add_vm(vmid)
-        s.add_space(vm, 1)
-        for _ in range(regions):
-            gl = r.choices(G.leaf_levels(), [50, 30, 15, 5][:len(G.leaf_levels())])[0]
-            try:
-                s.add_region(vm, 1, gl)
-            except (MapConflict, MemoryError):
-                pass
-        if vmid == 1:
-            s.special = special_targets(s, vm)
-        if bad:
-            s.add_bad_set(vm, 1)
-        s.add_modes(vm, 1, 4)
-        own = [t for t in s.targets if t.vmid == vmid and t.asid == 1]
-        # asid 2: every table of asid 1 shared (one group, identical mappings)
-        s.add_space(vm, 2, share_with=1)
-        # asid 3: private copies of some of asid 1's pages (the same VA, another frame)
-        s.add_space(vm, 3)
-        for t in r.sample(own, min(copies, len(own))):
-            va = t.gva & ~0xFFF
-            if vm.spaces[3].lookup(va) is not None:
-                continue                       # two targets in one page: copied once
-            gpa = vm.gpa_alloc.alloc(0)
-            vm.spaces[3].map(va, gpa, 0, **s.guest_leaf_kwargs())
-            s.host_map_data(vm, gpa, 0)
-            s._ok_target(vm, 3, t.gva)
-        pc_bits = params.l1.pcBits
-        roots = {a: vm.spaces[a].root >> 12 for a in (1, 2, 3)}
-        bad1 = [t for t in s.bad if t.vmid == vmid and t.asid == 1]
-        mine = [t for t in s.targets if t.vmid == vmid and t.asid == 3]
-        modes = [t for t in s.mode_targets if t.vmid == vmid]
-        procs += [
-            proc(MODE_BOTH, vmid, 1, 1, 0, 0, roots[1], vm.hRoot, own + bad1),
-            proc(MODE_BOTH, vmid, 2, 1, 0, 0, roots[2], vm.hRoot, own + bad1),
-            proc(MODE_BOTH, vmid, 3, 1, 1, r.randrange(pc_bits + 1), roots[3], vm.hRoot,
-                 mine + own[:2]),
-            # the host's own address space: a host-unique asid and ccid
-            proc(MODE_S1, vmid, vmid, vmid, 0, 0, vm.native[1].root >> 12, vm.hRoot,
-                 [t for t in modes if t.mode == MODE_S1]),
-            proc(MODE_S2, vmid, r.randrange(4), 0, 0, 0, 0, vm.hRoot,
-                 [t for t in modes if t.mode == MODE_S2]),
-        ]
-    return s, [p for p in procs if p.targets]
-
-
-def special_targets(s: Scenario, vm) -> dict:
-    """Pages the traffic's prologue needs whatever the seed: "dclean", both leaves' D clear (a
-    write after a read meets a clean entry); "rohost", a read-only host leaf under a writable
-    guest page (a hit stage 2 refuses); "huge", a 512 GiB page where both formats have one."""
-    keep = s.ad_clear_p, s.perm_random
-    s.perm_random, out = False, {}
-    s.ad_clear_p = 1.0
-    out["dclean"] = s.add_region(vm, 1, 0, host_mode="4k", n_addrs=1)[0]
-    s.ad_clear_p = 0.0
-    t = out["rohost"] = s.add_region(vm, 1, 0, host_mode="4k", n_addrs=1)[0]
-    hpa, lvl, _, _ = vm.host.lookup(t.expect["gpa"])
-    vm.host.poke(t.expect["gpa"], lvl, s.H.encode_leaf(hpa & ~0xFFF, lvl, w=0))
-    if min(s.G.max_leaf_level(), s.H.max_leaf_level()) >= 3:
-        try:
-            out["huge"] = s.add_region(vm, 1, 3, host_mode="aligned", n_addrs=1)[0]
-        except (MapConflict, MemoryError):
-            pass
-    s.ad_clear_p, s.perm_random = keep
-    return out
-
-
-def prologue(s: Scenario, procs) -> list:
-    """Requests (and CTRL writes, ("ctrl", value)) that reach every path whatever the seed:
-    a clean entry written, a group's entry used by the other process (a cross hit), a hit
-    refused by stage 1 and one by stage 2, an L2 hit (the L1 disabled for the fill), the
-    reserved command, bare, every bad target of a process, a 512 GiB page twice."""
-    sp = s.special
-    p1, p2 = (next(p for p in procs if (p.mode, p.vmid, p.asid) == (MODE_BOTH, 1, a))
-              for a in (1, 2))
-
-    def rd(p, t, **flags):
-        return p.request(t, cmd=CMD_READ, user=0, flags={"sum": 1, **flags})
-
-    def wr(p, t):
-        return replace(rd(p, t), cmd=CMD_WRITE)
-
-    out = [rd(p1, sp["dclean"]), wr(p1, sp["dclean"]), rd(p2, sp["dclean"]),
-           rd(p1, sp["dclean"], sum=0, smap=1),            # a supervisor read of a user page
-           ("ctrl", 2), rd(p1, sp["rohost"]), ("ctrl", 3), rd(p1, sp["rohost"]),
-           wr(p1, sp["rohost"]), replace(rd(p1, sp["dclean"]), cmd=3),
-           Request(va=0x5000, mode=MODE_BARE)]
-    out += [p1.request(t, flags={"sum": 1}) for t in p1.targets if t.kind != "ok"]
-    if "huge" in sp:
-        out += [rd(p1, sp["huge"])] * 2
-    return out
-
-
-def random_flags(rng, family: str) -> dict:
-    if family == "rv":
-        return dict(sum=int(rng.random() < 0.8), mxr=int(rng.random() < 0.2),
-                    vmxr=int(rng.random() < 0.2))
-    return {f: int(rng.random() < 0.3) for f in ("wp", "smep", "smap", "nxe")}
-
-
-def random_fence(rng, procs, bad: bool) -> Fence:
-    p = rng.choice(procs)
-    t = rng.choice(p.targets)
-    if bad:
-        kind = rng.randrange(len(FENCE_KINDS), FENCE_CODES)
-    else:
-        kind = rng.choice(FENCE_KINDS + tuple(X86_FENCES) + tuple(range(len(FENCE_KINDS))))
-    return Fence(kind, va=t.gva, asid=p.asid, vmid=p.vmid, ccid=p.ccid, virt=rng.randrange(2))
 
 
 # ----------------------------------------------------------------------------- random traffic
@@ -232,35 +64,13 @@ def run_traffic(name: str, seed: int, n: int, *, policy: MmuPolicy = MmuPolicy()
             mmu.csr(CSR_CTRL, 1, item[1])
         else:
             check(i, replace(item, id=i & 15))
-    # a working set larger than the L1 (L2 hits), reused (L1 hits), drifting (walks)
-    hot = []
-    prev = None
+    traffic = Traffic(params, s, procs, rng)
     for i in range(n):
-        if i % 97 == 96:
-            mmu.fence(random_fence(rng, procs, bad=i % 485 == 96))
-            continue
-        if rng.random() < 0.04:
-            check(i, Request(id=i & 15, va=rng.randrange(1 << (params.paBits + (i % 7 == 0))),
-                             cmd=rng.randrange(3), mode=MODE_BARE, vmid=rng.randrange(4),
-                             asid=rng.randrange(4)))
-            continue
-        if prev is not None and rng.random() < 0.2:
-            req = replace(prev, id=i & 15, cmd=CMD_WRITE)   # a write after an access
+        item = traffic.item(i)
+        if isinstance(item, Fence):
+            mmu.fence(item)
         else:
-            if hot and rng.random() < 0.7:
-                p, t = rng.choice(hot)
-            else:
-                p = rng.choice(procs)
-                ok = [t for t in p.targets if t.kind == "ok"]
-                t = rng.choice(ok if ok and rng.random() < 0.75 else p.targets)
-                hot = (hot + [(p, t)])[-160:]
-            cmd = t.cmd if rng.random() < 0.6 else rng.choice(
-                (0, 0, 1, 1, 2, 3) if i % 50 == 0 else (0, 1, 2))
-            user = t.user if rng.random() < 0.8 else rng.randrange(2)
-            flags = random_flags(rng, family)
-            req = p.request(t, id=i & 15, cmd=cmd, user=user, flags=flags)
-        prev = req
-        check(i, req)
+            check(i, item)
     return mmu, unusable
 
 

@@ -42,6 +42,8 @@ LENGTHS = {
     # the composed XlatMmu model's random traffic against the walker model alone
     # (tb/models/test_xlat_mmu.py, pure Python: no simulator)
     "models": ("XLAT_MMU_MODEL_REQS", 1500, 50000),
+    # XlatMmu's RTL against the composed model (tb/mmu/tests_random.py)
+    "mmu": ("XLAT_MMU_REQS", 400, 50000),
 }
 
 
