@@ -23,7 +23,7 @@ VERSION = re.search(r"<artifactId>xlat</artifactId>\s*<version>([^<]+)</version>
 # one configuration of each block for `fusesoc run --target lint` (make test)
 LINT = ["babelfish_l1", "walker_rv39", "pml_default", "devtlb_base", "perforated_default", "mmu_formal"]
 # the sim target builds a Verilator binary (~10-40 s of CPU each): README.md's FuseSoC route
-# (tb/packaging/test_readme_routes.py) runs walker_baseline's in make test, these one of every
+# (tb/integrate/test_readme_routes.py) runs walker_baseline's in make test, these one of every
 # other block in make soak
 SIM_EXTENDED = ["babelfish_l1", "pml_default", "devtlb_base", "perforated_flops", "mmu_formal"]
 
