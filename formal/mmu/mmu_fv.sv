@@ -52,7 +52,8 @@
 //        vpn, pcid / ccid (0 and global in mode 2, else non-global), own 1
 //     B2 an L2 fill only after a successful walk of this request; an L1 fill after a successful
 //        walk or an L2 hit of it; the frame (aligned to the size), size and permissions are the
-//        walk's if it walked, else the L2 hit's; D is the command's write bit after a walk,
+//        walk's if it walked (its size 3, a 512 GiB leaf, as 2: its 1 GiB part, docs M7), else
+//        the L2 hit's; D is the command's write bit after a walk,
 //        the L2 entry's after an L2 hit; never after a fault
 //     B3 the walk request carries the request: gva, asid, vmid (0 in mode 1, decided 12), the
 //        roots, cmd, privilege, mode, flags; only for a request in a translated mode, not cmd 3,
@@ -79,7 +80,8 @@
 //   (e) isolation end to end
 //     E1 a successful response of a translated mode is from its source's answer for this
 //        request: source L1 / L2 -> that TLB hit for this request, walk -> this request's walk;
-//        pa, pageSize equal that answer's; the context that answer came from (AT2 / AW2) is the
+//        pa, pageSize equal that answer's (a walk's 3 as 2, as in B2); the context that answer
+//        came from (AT2 / AW2) is the
 //        request's spec_ctx
 //     E2 a fault response: cmd 3 -> fault 4 from L1 (decided 4); bare beyond paBits -> fault 3
 //        (decided 5); otherwise only from this request's faulting walk, with its stage and
@@ -351,7 +353,9 @@ module mmu_fv (
       end
       if (wr_fire) begin
         sw_got <= 1'b1; sw_fault <= dbg_walk_resp_bits_fault != 3'd0;
-        sw_ppn <= dbg_walk_resp_bits_ppn; sw_size <= dbg_walk_resp_bits_pageSize;
+        // the size the MMU uses: a 512 GiB leaf (3) as its 1 GiB part (docs M7)
+        sw_ppn <= dbg_walk_resp_bits_ppn;
+        sw_size <= dbg_walk_resp_bits_pageSize == 2'd3 ? 2'd2 : dbg_walk_resp_bits_pageSize;
         sw_perm <= {dbg_walk_resp_bits_perm_u, dbg_walk_resp_bits_perm_x,
                     dbg_walk_resp_bits_perm_w, dbg_walk_resp_bits_perm_r};
         sw_ctx <= walk_src_ctx;

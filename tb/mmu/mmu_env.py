@@ -3,10 +3,12 @@ responder (xlat_tb.memory) on the page-table builder's memory (xlat_tb.pagetable
 expected answer of a request from the walker's reference model (models.walker) run on a copy
 of that memory: docs/xlat-mmu.md is the contract.
 
-The directed tests do not use the composed model (tb/models/xlat_mmu.py): they state which
-level must answer (the MMU serves one request at a time, so the level follows from the accesses
-before) and take every translation and fault from the walker's model and the tables. The
-random test (tests_random.py) checks everything against the composed model.
+The directed tests state which level must answer (the MMU serves one request at a time, so the
+level follows from the accesses before and the docs' decided points) and take every translation
+and fault from the walker's model and the tables; those of a decided point of the composition
+(M7, the hit check with MXR) also serve each request on the composed model (tb/models/xlat_mmu.py,
+``model_request``) and compare its answer, source and counters (``counters_differ``). The random
+test (tests_random.py) checks everything against the composed model.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from cocotb.clock import Clock
 
 from models.privcheck import FLAGS as PRIV_FLAGS
 from models.ptformats import MODE_S1
+from models.xlat_mmu import Request
 from models.walker import F_ADDR, F_BUS, F_GUEST, F_HOST, F_NONE, F_RSVD, WalkerConfig, WalkRequest, walk
 from xlat_tb.cycle import CycleLoop, TbError
 from xlat_tb.drivers import DecoupledSource, ReadyDriver
@@ -32,6 +35,9 @@ SRC_L1, SRC_L2, SRC_WALK = 0, 1, 2
 CSR_CTRL, CSR_COUNTERS = 0x8000, 0x8100
 
 RESP_FIELDS = ("id", "pa", "pageSize", "fault", "faultStage", "faultGpa", "source")
+PS_1G = 2
+# the model's counters no model counts exactly (PmlLogger's stall cycles: timing)
+TIMING_COUNTERS = {"pml_stallCycles"}
 
 
 def fault_of(walk_fault: int, stage: int) -> int:
@@ -100,7 +106,9 @@ class MmuEnv:
         fault = fault_of(res["fault"], res["faultStage"])
         if fault:
             return dict(pa=0, pageSize=0, fault=fault, faultStage=res["faultStage"], faultGpa=res["faultGpa"])
-        return dict(pa=res["ppn"], pageSize=res["pageSize"], fault=0, faultStage=0, faultGpa=0)
+        # a 512 GiB leaf (the walker's 3) is used as its 1 GiB parts (docs/xlat-mmu.md M7)
+        return dict(pa=res["ppn"], pageSize=min(res["pageSize"], PS_1G), fault=0, faultStage=0,
+                    faultGpa=0)
 
     async def translate(self, req: dict, timeout: int = 4000) -> dict:
         """Send one request and wait for its response (the MMU serves one at a time)."""
@@ -142,6 +150,33 @@ class MmuEnv:
 
     def counter(self, name: str) -> int:
         return int(getattr(self.dut, f"perf_{name}").value)
+
+    async def counters_differ(self, model) -> tuple[list, int]:
+        """The composed model's counters (``XlatMmuModel.counters()``) against the RTL's: the
+        MMU's own on its perf_* ports, every other one the CSR map has (BabelFishTlb's,
+        PmlLogger's) read through the CSR port, timing counters left out. Returns ([(name,
+        RTL, model)] that differ, how many were read through the CSR port)."""
+        bad, compared = [], 0
+        regmap = {r["name"]: r["offset"] for r in self.man.raw["registers"]}
+        for k, v in model.counters().items():
+            if k.startswith("mmu_"):
+                got = self.counter(k[4:])
+            elif k in TIMING_COUNTERS or f"PERF_{k}" not in regmap:
+                continue
+            else:
+                r = await self.csr_access(regmap[f"PERF_{k}"])
+                compared += 1
+                got = None if r["error"] else r["rdata"]
+            if got != v:
+                bad.append((k, got, v))
+        return bad, compared
+
+
+def model_request(req: dict):
+    """The composed model's Request of a request of the `req` channel (a dict of its fields)."""
+    return Request(**{k: req.get(k, 0) for k in ("id", "va", "cmd", "priv", "mode", "asid", "vmid",
+                                                   "ccid", "pcIdx", "pcIdxValid", "s1Root", "s2Root")},
+                   **{f: req.get(f"flags_{f}", 0) for f in PRIV_FLAGS})
 
     async def settle(self, cycles: int = 3):
         await self.loop.cycles(cycles)

@@ -12,15 +12,17 @@ import os
 
 import cocotb
 
-from models.ptformats import MODE_BARE, MODE_BOTH, MODE_S1, MODE_S2
+from models.ptformats import MODE_BARE, MODE_BOTH, MODE_S1, MODE_S2, page_bytes
 from models.walker import WalkerConfig
+from models.xlat_mmu import CONFIGS, MmuPolicy, XlatMmuModel
 from xlat_tb.cycle import TbError
 from xlat_tb.manifest import load_manifest
 from xlat_tb.pagetables import Scenario
 from xlat_tb.seed import rng as seeded_rng
 
-from .mmu_env import (CSR_COUNTERS, CSR_CTRL, FAULT_ACCESS, FAULT_RESERVED, GVMA_VMID, HVVMA_ALL,
-                      SFENCE_ALL, SFENCE_ASID, SFENCE_VA, SRC_L1, SRC_L2, SRC_WALK, MmuEnv)
+from .mmu_env import (CSR_COUNTERS, CSR_CTRL, FAULT_ACCESS, FAULT_GUEST_PAGE, FAULT_PAGE,
+                      FAULT_RESERVED, GVMA_VMID, HVVMA_ALL, PS_1G, SFENCE_ALL, SFENCE_ASID,
+                      SFENCE_VA, SRC_L1, SRC_L2, SRC_WALK, MmuEnv, model_request)
 
 LEAF = dict(r=1, w=1, x=1, u=1, a=1, d=1)
 
@@ -403,3 +405,137 @@ async def test_denied_hit_walks(dut):
     await env.settle()
     # counted per level: each refused write is refused by L1 and by L2
     expect(env.counter("permMisses") == 4, f"perf_permMisses {env.counter('permMisses')}")
+
+
+# --------------------------------------------------------------------------- decided points, beside the composed model
+class Twin:
+    """The composed model with the RTL's policy (``MmuPolicy.rtl()``) beside the RTL, on its own
+    copy of the memory (taken once the tables are built): every request of ``check`` is served
+    by it too and its whole response (translation and source) must be the RTL's; ``end``
+    compares every counter the model has (the MMU's perf_* ports, the TLBs' and PmlLogger's
+    through the CSR port)."""
+
+    def __init__(self, env: MmuEnv, s: Scenario):
+        policy = MmuPolicy.rtl()
+        self.env = env
+        self.mmu = XlatMmuModel(CONFIGS[env.config](sharing=policy.sharing), mem=s.mem.copy(),
+                                policy=policy)
+
+    async def check(self, req: dict, source: int, what: str) -> dict:
+        r = await self.env.check(req, source, what)
+        m = self.mmu.request(model_request(dict(req, id=r["id"])))
+        exp = dict(id=m.id, pa=m.ppn, pageSize=m.pageSize, fault=m.fault, faultStage=m.faultStage,
+                   faultGpa=m.faultGpa, source=m.source)
+        expect(r == exp, f"{what}: RTL {r}, the composed model {exp}")
+        return r
+
+    async def end(self):
+        await self.env.settle()
+        bad, n = await self.env.counters_differ(self.mmu)
+        expect(not bad, f"counters differ (name, RTL, model): {bad}")
+        expect(n > 0, "no counter read through the CSR port")
+
+
+@cocotb.test()
+async def test_largest_page_walked_once(dut):
+    """The largest leaf of each mode (stage 1 only, stage 2 only, both: 512 GiB on Sv48 /
+    Sv48x4, 1 GiB elsewhere) is answered with the walker's frame and pageSize min(its size, 2):
+    a 512 GiB leaf is used as its 1 GiB parts (docs/xlat-mmu.md M7, decided), so the first
+    access walks and the second is an L1 hit with no memory access; another 1 GiB part of a
+    512 GiB page is its own entry (a walk, then a hit), another 4 KiB page of a 1 GiB page hits
+    at once. Every answer and counter as the composed model's (no bad fill at either TLB)."""
+    s = scenario("huge")
+    vm = s.add_vm(1)
+    s.add_space(vm, 1)
+    G, H = s.G, s.H
+    gl, hl = G.max_leaf_level(), H.max_leaf_level()
+    cases = []
+    va = 3 * page_bytes(gl)
+    cases.append(("stage 1 only", s.request(_native_leaf(s, vm, va, gl), cmd=0, user=0), gl, va))
+    gpa = vm.gpa_alloc.alloc(hl)
+    vm.host.map(gpa, s.hpa.alloc(hl), hl, **LEAF)
+    cases.append(("stage 2 only", s.request(s.s2_target(vm, 1, gpa + 0x5008), cmd=0, user=0), hl, gpa))
+    both = min(gl, hl)
+    t = s.add_region(vm, 1, both, host_mode="aligned", n_addrs=1, full=True)[0]
+    cases.append(("both stages", s.request(t, cmd=0, user=0), both, t.gva & ~(page_bytes(both) - 1)))
+    env = await setup(dut, "huge", s)
+    twin = Twin(env, s)
+    for what, w, level, base in cases:
+        req = env.mmu_req(w)
+        first = await twin.check(req, SRC_WALK, f"{what}: the first access")
+        expect(first["pageSize"] == min(level, PS_1G), f"{what}: a level-{level} leaf answered {first}")
+        n = len(env.mem.log)
+        await twin.check(req, SRC_L1, f"{what}: the second access")
+        expect(len(env.mem.log) == n, f"{what}: the L1 hit read memory")
+        if level > PS_1G:
+            other = dict(req, va=base + 5 * page_bytes(PS_1G) + 0x7010)
+            await twin.check(other, SRC_WALK, f"{what}: another 1 GiB part")
+            await twin.check(other, SRC_L1, f"{what}: another 1 GiB part again")
+        else:
+            other = dict(req, va=base + page_bytes(level) - 0x1000 + 0x10)
+            await twin.check(other, SRC_L1, f"{what}: another 4 KiB page of the page")
+    await twin.end()
+
+
+def _native_leaf(s: Scenario, vm, va: int, level: int):
+    """A stage-1-only leaf of ``level`` at ``va`` (asid 1) to a fresh host frame; its target."""
+    s.native_space(vm, 1).map(va, s.hpa.alloc(level), level, **LEAF)
+    return s.s1_target(vm, 1, va + 0x4008)
+
+
+@cocotb.test()
+async def test_mxr_read_of_an_execute_only_page(dut):
+    """A supervisor's reads of a two-stage page a fetch filled (docs/privcheck.md; the hit check
+    of decided 2). RISC-V, the G-stage leaf execute-only: with the HS-level MXR the read is an
+    L1 hit, allowed (the G-stage rule, PrivCheck.stage2 with mxr, as the walker's host check);
+    with MXR = 0, or vsstatus.MXR alone (it does not reach the G-stage), the hit is refused
+    and the walk answers the guest-page fault. RISC-V, the VS-stage leaf execute-only under a
+    full host leaf: with the HS-level MXR an L1 hit, allowed; with vsstatus.MXR alone the walk
+    allows it but the RTL's one AND permission lost the host's R, so every such read walks
+    (M3 (a)); with neither a page fault. x86 (EPT execute-only, no MXR): every read walks and
+    answers the EPT violation; the fetch still hits. Every answer and counter as the composed
+    model's."""
+    s = scenario("mxr")
+    vm = s.add_vm(1)
+    space = s.add_space(vm, 1)
+    rv = s.G.family == "rv"
+    host_x = dict(LEAF, r=0, w=0, x=1)
+
+    def page(guest: dict, host: dict) -> dict:
+        va, gpa = s.random_va_block(vm, 1, 0), vm.gpa_alloc.alloc(0)
+        space.map(va, gpa, 0, **guest)
+        vm.host.map(gpa, s.hpa.alloc(0), 0, **host)
+        return dict(va=va | 0x88, cmd=2, priv=0, mode=MODE_BOTH, asid=1, vmid=1,
+                    s1Root=space.root >> 12, s2Root=vm.hRoot)
+
+    sup = dict(LEAF, u=0)              # a supervisor page (a supervisor fetches from it)
+    gx = page(sup, host_x)
+    vsx = page(dict(sup, r=0, w=0), LEAF) if rv else None
+    env = await setup(dut, "mxr", s)
+    twin = Twin(env, s)
+
+    def read(f: dict, **flags) -> dict:
+        return dict(f, cmd=0, **{f"flags_{k}": v for k, v in flags.items()})
+
+    async def refused(r: dict, fault: int, what: str):
+        got = await twin.check(r, SRC_WALK, what)
+        expect(got["fault"] == fault, f"{what}: fault {got['fault']}, not {fault}")
+
+    await twin.check(gx, SRC_WALK, "the fetch of a G-stage execute-only page fills")
+    if rv:
+        r = await twin.check(read(gx, mxr=1), SRC_L1, "HS-level MXR: the read hits")
+        expect(r["fault"] == 0, f"HS-level MXR read refused: {r}")
+        await refused(read(gx), FAULT_GUEST_PAGE, "MXR = 0: the hit refused, the walk faults")
+        await refused(read(gx, vmxr=1), FAULT_GUEST_PAGE, "vsstatus.MXR alone: a guest-page fault")
+        await twin.check(read(gx, mxr=1), SRC_L1, "HS-level MXR again: the entry stayed")
+        await twin.check(vsx, SRC_WALK, "the fetch of a VS-stage execute-only page fills")
+        await twin.check(read(vsx, mxr=1), SRC_L1, "HS-level MXR: the read hits")
+        for k in range(2):
+            r = await twin.check(read(vsx, vmxr=1), SRC_WALK, f"vsstatus.MXR: the read walks ({k})")
+            expect(r["fault"] == 0, f"vsstatus.MXR read refused: {r}")
+        await refused(read(vsx), FAULT_PAGE, "MXR = 0: a page fault")
+    else:
+        await refused(read(gx), FAULT_GUEST_PAGE, "EPT execute-only: an EPT violation")
+        await refused(read(gx), FAULT_GUEST_PAGE, "again: the fault was not filled")
+    await twin.check(gx, SRC_L1, "the fetch hits")
+    await twin.end()

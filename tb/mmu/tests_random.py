@@ -11,7 +11,7 @@ answered, the memory idle) CTRL toggles of L1 / L2 and page-table changes follow
 covering fence. Back-pressure on every channel: request, fence and CSR valid gaps, resp /
 exit ready, mem_req ready, memory latency 1-12 cycles with responses reordered across ids.
 
-The model (``models.xlat_mmu.XlatMmuModel`` with ``MmuPolicy.rtl_s28()``, on its own copy of
+The model (``models.xlat_mmu.XlatMmuModel`` with ``MmuPolicy.rtl()``, on its own copy of
 the memory) is fed in the RTL's acceptance order: a request when `req` fires, a fence when
 `fence` fires (the RTL orders a same-cycle fence and request), a CSR write in its apply cycle
 (its response). Checked: every response field against the model's, in order; no request
@@ -36,16 +36,14 @@ from models.xlat_mmu import (CONFIGS, CSR_CTRL, SRC_L1, SRC_L2, SRC_WALK, Fence,
 from xlat_tb.backpressure import RandomGaps, random_pattern
 from xlat_tb.cycle import TbError
 from models.walker import walk
-from xlat_tb.mmu_traffic import Traffic, build, change_table, clean_leaves, prologue
+from xlat_tb.mmu_traffic import (Traffic, build, change_table, clean_leaves, dirty_burst,
+                                 prologue)
 from xlat_tb.monitors import DecoupledMonitor
 from xlat_tb.regression import run_length
 from xlat_tb.seed import current_seed, rng as seeded_rng
 
 from .mmu_env import MmuEnv
 
-# the model's counters the RTL's CSR map holds under another name, and those no model counts
-# exactly (PmlLogger's stall cycles: timing)
-TIMING_COUNTERS = {"pml_stallCycles"}
 SYNC_EVERY = 120
 
 
@@ -60,6 +58,7 @@ class Scoreboard:
         self.csr_pending: deque = deque()
         self.exits = 0
         self.checked = 0
+        self.record: list | None = None     # the model's outcomes, while a caller wants them
         self.src_bit = int(env.man.derived["memIdBits"]) - 1
         # each source's writes in the order the RTL issued them (accepted on mem_req: the
         # responses come back reordered across ids) and in the model's order; the RTL's
@@ -83,6 +82,8 @@ class Scoreboard:
         self.accepted_at = cycle
         out = self.mmu.serve(txn["_model"])
         self.stalls += out.stalled
+        if self.record is not None:
+            self.record.append(out)
         self.expected.append(out)
 
     def on_fence(self, txn, cycle):
@@ -94,7 +95,8 @@ class Scoreboard:
     def on_csr_resp(self, item, cycle):
         txn = self.csr_pending.popleft()
         if not txn["write"]:
-            return                   # counter reads at the end (compared there)
+            txn["_resp"] = item      # counter reads: compared at the end, the stall poll's
+            return
         rd, err = self.mmu.csr(txn["addr"], txn["write"], txn["wdata"])
         if item["error"] != err:
             raise TbError(f"CSR write {txn}: error {item['error']}, the model's {err}")
@@ -166,7 +168,7 @@ async def test_random(dut):
     t0 = time.monotonic()
     env = MmuEnv(dut, rng=rng, name="random", latency=(1, 12))
     name = env.config
-    policy = MmuPolicy.rtl_s28()
+    policy = MmuPolicy.rtl()
     params = CONFIGS[name](sharing=policy.sharing)
     seed = rng.randrange(1 << 30)
     s, procs = build(params, seed, regions=12)
@@ -189,7 +191,8 @@ async def test_random(dut):
     regs = mmu.pml.regs
     entries = params.pml.entries
     cov = {k: 0 for k in ("ctrl", "changes", "cleans", "busErrors", "exits", "stalls",
-                          "pml_writes")}
+                          "pml_writes", "bursts", "rtlStallCycles")}
+    regmap = {r["name"]: r["offset"] for r in env.man.raw["registers"]}
 
     def pml_index():
         """A buffer's first index: mostly short buffers, so exits come in every configuration."""
@@ -202,12 +205,38 @@ async def test_random(dut):
         await hypervisor_csr(env, sb, regs.addr(v, "PML_INDEX"), pml_index(), "PML_INDEX")
         await hypervisor_csr(env, sb, regs.addr(v, "CTRL"), CTRL_PML, "CTRL")
 
+    async def csr_read(name: str) -> int:
+        """A register read through the CSR port (in the channel's order with the hypervisor's
+        writes), waited for."""
+        txn = env.csr.send(dict(addr=regmap[name], write=0, wdata=0))
+        await env.loop.wait_until(lambda: "_resp" in txn, 400, f"the CSR read of {name}")
+        return txn["_resp"]["rdata"]
+
     # an exit: the model takes it in its cycle; the hypervisor answers after 0 to 3,000 cycles
-    # (meanwhile the context's queue fills and the walk that finds it full waits: a stall)
-    # with a new buffer, the index reset and STATUS.full acknowledged
+    # (meanwhile the context's queue fills and the walk that finds it full may wait: a stall)
+    # with a new buffer, the index reset and STATUS.full acknowledged. During a burst (below)
+    # the context is ``slow``: its exit is answered only once the model's walk stalled and the
+    # RTL's PmlLogger counted stall cycles (the RTL must stall where the model does: its queue
+    # holds at least the model's eager one), or once the burst is over without a stall.
     rearms = []
+    slow: dict = {}             # context -> PERF_pml_stallCycles before its burst
 
     async def rearm(v: int, delay: int):
+        def waits():
+            return [d for _, d in mmu.stalled if d.vmid == v]
+        if v in slow:
+            await env.loop.wait_until(lambda: waits() or v not in slow, 40000,
+                                      f"a stall or the end of context {v}'s burst")
+            if v in slow:
+                before = slow.pop(v)
+                for _ in range(200):
+                    if await csr_read("PERF_pml_stallCycles") > before:
+                        break
+                    await env.loop.cycles(20)
+                else:
+                    raise TbError(f"the model's walk waits for PmlLogger context {v} "
+                                  f"({waits()}), the RTL's took its event: no stall cycle "
+                                  f"counted")
         await env.loop.cycles(delay)
         for reg, val in (("PML_ADDR", s.hpa.alloc(0)), ("PML_INDEX", pml_index()),
                          ("ACK", ST_FULL)):
@@ -251,6 +280,30 @@ async def test_random(dut):
         await env.loop.cycles(2)
         sb.check_memory(where)
 
+    async def pml_burst(where: str) -> int:
+        """The PML stall path: a context's buffer cut to one entry, a D-clearing pass over every
+        page of its VM with the covering fence, then a burst of writes to those pages, each
+        walk a dirty event, with the hypervisor slow (``rearm``): the first event fills the
+        buffer, the next queueDepth wait in the queue, the one after stalls its walk
+        (``dirty_ready`` low) until the exit is answered. Returns the requests sent."""
+        v = rng.choice(vm_ctx)
+        await hypervisor_csr(env, sb, regs.addr(v, "PML_INDEX"), 0, "PML_INDEX")
+        f = clean_leaves(s, procs, rng, k=1 << 10, vmid=v)
+        mmu.mem = s.mem.copy()
+        if f is None:
+            return 0
+        await window([f])
+        await sync(f"the burst's cleaning {where}")
+        burst = dirty_burst(s, procs, params, rng, v, params.pml.queueDepth + 3)
+        slow[v] = await csr_read("PERF_pml_stallCycles")
+        await window([replace(r, id=k & ((1 << id_bits) - 1)) for k, r in enumerate(burst)])
+        await env.loop.wait_until(lambda: not sb.expected and env.req.idle, 40000,
+                                  f"the burst {where}")
+        slow.pop(v, None)
+        await sync(f"the burst {where}")
+        cov["bursts"] += 1
+        return len(burst)
+
     async def window(items, i0: int = 0):
         """Send the items with at most ``w`` requests outstanding (the RTL takes one at a
         time; the queued ones wait on valid, so fences meet requests in the same cycle)."""
@@ -261,6 +314,7 @@ async def test_random(dut):
             send(item)
 
     # the prologue (CTRL writes are sync points)
+    sb.record = []
     for i, item in enumerate(prologue(s, procs)):
         if isinstance(item, tuple):
             await sync("prologue")
@@ -269,6 +323,12 @@ async def test_random(dut):
         else:
             await window([replace(item, id=i & ((1 << id_bits) - 1))])
     await sync("after the prologue")
+    # M7: the 512 GiB page (Sv48 over Sv48x4) walked once, answered as its 1 GiB part, then
+    # an L1 hit (the RTL's answers equal these: checked above)
+    huge = [o.resp for o in sb.record if "huge" in s.special and o.req.va == s.special["huge"].gva]
+    sb.record = None
+    if huge and [(r.source, r.pageSize, r.fault) for r in huge] != [(SRC_WALK, 2, 0), (SRC_L1, 2, 0)]:
+        raise TbError(f"the 512 GiB page's two reads: {huge}, not a walk then an L1 hit of size 2")
 
     traffic = Traffic(params, s, procs, rng)
     ctrl = 3
@@ -278,7 +338,13 @@ async def test_random(dut):
         await window(chunk, i)
         i += len(chunk)
         await sync(f"after item {i}")
-        # a sync point: a CTRL toggle, or a page-table change and its covering fence
+        # a sync point: the bus errors of the last one end
+        env.mem.error_addrs = set()
+        s.mem.errors = set()
+        # the PML stall path, at the first sync point whatever the seed (counted in the items)
+        if not cov["bursts"] or rng.random() < 0.1:
+            i += await pml_burst(f"after item {i}")
+        # a CTRL toggle, or a page-table change and its covering fence
         if rng.random() < 0.3 or ctrl != 3:
             ctrl = 3 if ctrl != 3 else rng.choice((0, 1, 2))
             await hypervisor_csr(env, sb, CSR_CTRL, ctrl, "CTRL")
@@ -323,26 +389,11 @@ async def test_random(dut):
     # the counters: the MMU's ports, the blocks' through the CSR port
     await sync("the end")
     await env.settle(4)
-    model = mmu.counters()
-    bad = []
-    for k, v in model.items():
-        if k.startswith("mmu_"):
-            got = env.counter(k[4:])
-            if got != v:
-                bad.append((k, got, v))
-    regmap = {r["name"]: r["offset"] for r in env.man.raw["registers"]}
-    compared = 0
-    for k, v in model.items():
-        reg = f"PERF_{k}"
-        if k.startswith("mmu_") or k in TIMING_COUNTERS or reg not in regmap:
-            continue
-        r = await env.csr_access(regmap[reg])
-        compared += 1
-        if r["error"] or r["rdata"] != v:
-            bad.append((k, r["rdata"], v))
+    bad, compared = await env.counters_differ(mmu)
     cov["pml_writes"] = len(sb.model_writes("pml"))
     cov["stalls"], cov["fenceWithRequest"] = sb.stalls, sb.fence_vs_req
-    c = model
+    cov["rtlStallCycles"] = await csr_read("PERF_pml_stallCycles")
+    c = mmu.counters()
     env.log.info(
         f"{name} seed {current_seed()} (scenario {seed}): {sb.checked} responses, {sb.fences} "
         f"fences, sources L1/L2/walk {mmu.sources[SRC_L1]}/{mmu.sources[SRC_L2]}/"
@@ -358,7 +409,8 @@ async def test_random(dut):
                 badFences=c["mmu_badFences"], pageFaults=c["mmu_pageFaults"],
                 guestPageFaults=c["mmu_guestPageFaults"], pml=cov["pml_writes"],
                 ctrl=cov["ctrl"], changes=cov["changes"], cleans=cov["cleans"],
-                accessFaults=c["mmu_accessFaults"])
+                accessFaults=c["mmu_accessFaults"], stalls=cov["stalls"],
+                rtlStallCycles=cov["rtlStallCycles"])
     missing = [k for k, v in need.items() if not v]
     if missing:
         raise TbError(f"paths not reached: {missing}")

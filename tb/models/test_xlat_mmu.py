@@ -51,7 +51,7 @@ def run_traffic(name: str, seed: int, n: int, *, policy: MmuPolicy = MmuPolicy()
             r = mmu.request(req)
             assert (r.translation, r.source) == (exp, SRC_L1), (va, r)
             return
-        exp = reference(s.mem, params, req, policy.gib_parts)
+        exp = reference(s.mem, params, req)
         out = mmu.serve(req)
         assert out.resp.translation == exp, (
             f"{name} seed {seed} request {i}: {req}\nmodel {out.resp} (source "
@@ -97,14 +97,13 @@ def test_random_traffic_answers_as_the_walker_alone(name):
 
 @pytest.mark.parametrize("name", ARCH_CONFIGS)
 def test_random_traffic_rtl_policy(name):
-    """The RTL's choices of session 28 (MmuPolicy.rtl_s28: one AND permission checked with
-    PrivCheck, D = the walk was a write, every fill private, TLBs without sharing, a 512 GiB
-    leaf answered as pageSize 3 and never cached): the same answers, no shared hit."""
-    mmu, unusable = run_traffic(name, choose_seed(), 800, policy=MmuPolicy.rtl_s28())
+    """The RTL's choices (MmuPolicy.rtl: one AND permission checked with PrivCheck, D = the
+    walk was a write, every fill private, TLBs without sharing; a 512 GiB leaf used as its
+    1 GiB parts, M7, as the model's own): the same answers, no shared hit, no bad fill."""
+    mmu, unusable = run_traffic(name, choose_seed(), 800, policy=MmuPolicy.rtl())
     c = mmu.counters()
     assert c["l1_sharedHits"] == 0 and c["l2_sharedHits"] == 0, c
-    if name == "mmu_rv":
-        assert c["l1_badFills"] and c["l2_badFills"], c       # 512 GiB pages walked again
+    assert c["l1_badFills"] == 0 and c["l2_badFills"] == 0, c
     assert mmu.sources[SRC_L1] and mmu.sources[SRC_L2], mmu.sources
     assert {"clean"} <= unusable and unusable & {"stage1", "stage2"}, unusable
 
@@ -567,7 +566,7 @@ def test_hs_mxr_read_of_an_execute_only_gstage_page():
     model's, which is the walker's, and the RTL's, PrivCheck.stage2): the same answer cached or
     not (the walk alone's)."""
     from models import privcheck as pc
-    for policy in (MmuPolicy(), MmuPolicy.rtl_s28()):
+    for policy in (MmuPolicy(), MmuPolicy.rtl()):
         params = CONFIGS["mmu_rv"](sharing=policy.sharing)
         s = Scenario(params.walker, 41)
         vm = s.add_vm(1)

@@ -17,7 +17,7 @@ block's model is already checked against its block, so only the glue is written 
 
 Transaction API (the cocotb scoreboard's):
 
-    mmu = XlatMmuModel(mmu_rv(), mem=scenario.mem)       # policy=MmuPolicy.rtl_s28(): the RTL's
+    mmu = XlatMmuModel(mmu_rv(), mem=scenario.mem)       # policy=MmuPolicy.rtl(): the RTL's
     resp = mmu.request(Request(id=1, va=..., cmd=0, mode=MODE_BOTH, asid=..., vmid=...,
                                s1Root=..., s2Root=...))   # Response: ppn, fault, source, ...
     mmu.last                  # Outcome of that request: lookups, walk, fills, writes, events
@@ -294,8 +294,8 @@ CSR_CTRL = CSR_MMU          # bit 0 L1 enable, bit 1 L2 enable (reset 3)
 
 @dataclass(frozen=True)
 class MmuPolicy:
-    """The points where the docs page and the RTL of session 28 differ (docs "Decided in the
-    model"); none changes a translation, only which level answers and the counters.
+    """The points where the docs page and the RTL differ (docs "Decided in the model"); none
+    changes a translation, only which level answers and the counters.
 
     * ``hit_perm``: "stages" (docs "Structure": an entry keeps both stages' permissions and a
       hit is checked as the walk checks them) or "and" (RTL decided 2: one permission, the AND
@@ -304,14 +304,13 @@ class MmuPolicy:
       D = the walk was a write);
     * ``sharing``: fills of a process without private copies are shared in its ccid group
       (the model's), or every fill is private (RTL decided 9; build the TLBs with
-      ``sharing=False`` as well);
-    * ``gib_parts``: a leaf above 1 GiB (Sv48 / Sv48x4 root) is answered and filled as its
-      1 GiB parts (the model's), or answered with the walker's pageSize 3 and filled as such,
-      which BabelFishTlb refuses (a bad fill: the RTL of session 28)."""
+      ``sharing=False`` as well).
+
+    (M7, a leaf above 1 GiB used as its 1 GiB parts, was a fourth point until session 30: the
+    RTL takes it too, so it is no policy any more.)"""
     hit_perm: str = "stages"
     fill_dirty: str = "leaves"
     sharing: bool = True
-    gib_parts: bool = True
 
     def __post_init__(self):
         if self.hit_perm not in ("stages", "and"):
@@ -320,10 +319,11 @@ class MmuPolicy:
             raise ValueError(f"fill_dirty must be 'leaves' or 'write', got {self.fill_dirty!r}")
 
     @classmethod
-    def rtl_s28(cls) -> "MmuPolicy":
-        """The RTL's choices (session 28). Its G-stage hit check applies the HS-level MXR, as
-        the walker's host check does since session 29 (``host_denies`` with ``mxr``)."""
-        return cls(hit_perm="and", fill_dirty="write", sharing=False, gib_parts=False)
+    def rtl(cls) -> "MmuPolicy":
+        """The RTL's choices (its decided 2, 3 and 9 of session 28). Its G-stage hit check
+        applies the HS-level MXR, as the walker's host check does since session 29
+        (``host_denies`` with ``mxr``)."""
+        return cls(hit_perm="and", fill_dirty="write", sharing=False)
 
 
 class PmlStall(Exception):
@@ -501,10 +501,9 @@ class XlatMmuModel:
             r.faultStage, r.faultGpa = res.resp["faultStage"], res.resp["faultGpa"]
             r.fault = mmu_fault(res.resp["fault"], r.faultStage)
         else:
-            # a page above 1 GiB (a Sv48 / Sv48x4 root leaf) is used as its 1 GiB parts
-            r.ppn, r.pageSize = res.resp["ppn"], res.resp["pageSize"]
-            if self.policy.gib_parts:
-                r.pageSize = min(r.pageSize, PS_1G)
+            # a page above 1 GiB (a Sv48 / Sv48x4 root leaf) is used as its 1 GiB parts (M7:
+            # BabelFishTlb holds 4K / 2M / 1G)
+            r.ppn, r.pageSize = res.resp["ppn"], min(res.resp["pageSize"], PS_1G)
             fill = self._fill_from_walk(req, ctx, pcid, ccid, res, r.pageSize)
             for level, tlb, on in ((SRC_L2, self.l2, self.l2_enable),
                                    (SRC_L1, self.l1, self.l1_enable)):
@@ -526,7 +525,7 @@ class XlatMmuModel:
         return dict(glob=0, own=1, pc=0)
 
     def _fill_from_walk(self, req, ctx, pcid, ccid, res: WalkResult, page_size: int) -> dict:
-        low = PAGE_LOW_BITS.get(page_size, 0)    # pageSize 3: a bad fill, not installed
+        low = PAGE_LOW_BITS[page_size]
         g, h = res.gperm, res.hperm
         if self.policy.hit_perm == "and":
             g = tuple(x & y for x, y in zip(g, h))   # the RTL's one permission: the TLBs'

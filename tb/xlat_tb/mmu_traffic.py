@@ -64,17 +64,22 @@ def spec_fault(walker_fault: int, stage: int) -> int:
     return {F_GUEST: PAGE, F_HOST: GUEST_PAGE, F_BUS: ACCESS, F_RSVD: RESERVED}[walker_fault]
 
 
-def reference(mem, params, req: Request, gib_parts: bool = True):
-    """The walker model alone, on a copy-on-write view of the memory as it is now (its A/D
-    writes stay in the view): the response fields an MMU response must equal."""
-    wreq = WalkRequest(id=req.id, gva=req.va, asid=req.asid, vmid=req.vmid, gRoot=req.s1Root,
+def walk_request(req: Request) -> WalkRequest:
+    """The walker model's request of an MMU request (for the walker alone: no caches, so the
+    vmid the MMU gives a stage-1-only walk does not matter)."""
+    return WalkRequest(id=req.id, gva=req.va, asid=req.asid, vmid=req.vmid, gRoot=req.s1Root,
                        hRoot=req.s2Root, cmd=req.cmd, user=req.priv, mode=req.mode,
                        **{f"flags_{f}": getattr(req, f) for f in FLAGS})
-    r = walk(mem.view_at(mem.seq), params.walker, wreq).resp
+
+
+def reference(mem, params, req: Request):
+    """The walker model alone, on a copy-on-write view of the memory as it is now (its A/D
+    writes stay in the view): the response fields an MMU response must equal."""
+    r = walk(mem.view_at(mem.seq), params.walker, walk_request(req)).resp
     if r["fault"]:
         return (0, 0, spec_fault(r["fault"], r["faultStage"]), r["faultStage"], r["faultGpa"])
-    # the MMU's pages are 4K / 2M / 1G: a larger leaf is used as its 1 GiB parts
-    return (r["ppn"], min(r["pageSize"], PS_1G) if gib_parts else r["pageSize"], 0, 0, 0)
+    # the MMU's pages are 4K / 2M / 1G: a larger leaf is used as its 1 GiB parts (M7)
+    return (r["ppn"], min(r["pageSize"], PS_1G), 0, 0, 0)
 
 
 def build(params, seed: int, *, vms: int = 2, regions: int = 6, copies: int = 4,
@@ -286,15 +291,22 @@ def change_table(s: Scenario, procs, rng):
     return what, Fence(kind, va=va, asid=p.asid, vmid=p.vmid, ccid=p.ccid, virt=virt)
 
 
-def clean_leaves(s: Scenario, procs, rng, k: int = 6):
-    """A hypervisor's dirty-tracking pass (as with PML): D cleared in the host leaves (and the
-    guest leaves) of ``k`` random ok targets of one VM, then the fence that covers them
-    (hfence.gvma vmid: every entry and walker cache entry of the VM). Returns the Fence, or
-    None when the drawn VM has nothing to clean."""
-    vmid = rng.choice(sorted(s.vms))
-    vm = s.vms[vmid]
-    pool = [(p, t) for p in procs if p.vmid == vmid and p.mode in (MODE_BOTH, MODE_S2)
+def dirty_pool(procs, vmid: int) -> list:
+    """(process, target) of every ok target of VM ``vmid`` that has a G-stage (the pages a
+    hypervisor's dirty tracking sees)."""
+    return [(p, t) for p in procs if p.vmid == vmid and p.mode in (MODE_BOTH, MODE_S2)
             for t in p.targets if t.kind == "ok"]
+
+
+def clean_leaves(s: Scenario, procs, rng, k: int = 6, vmid: int | None = None):
+    """A hypervisor's dirty-tracking pass (as with PML): D cleared in the host leaves (and the
+    guest leaves) of ``k`` random ok targets of one VM (``vmid``, or a drawn one), then the
+    fence that covers them (hfence.gvma vmid: every entry and walker cache entry of the VM).
+    Returns the Fence, or None when the VM has nothing to clean."""
+    if vmid is None:
+        vmid = rng.choice(sorted(s.vms))
+    vm = s.vms[vmid]
+    pool = dirty_pool(procs, vmid)
     if not pool:
         return None
     for p, t in rng.sample(pool, min(k, len(pool))):
@@ -318,3 +330,23 @@ def clean_leaves(s: Scenario, procs, rng, k: int = 6):
 
 def _clear_d(mem, addr: int, F) -> None:
     mem.write(addr, mem.read(addr) & ~F.d_mask)
+
+
+def dirty_burst(s: Scenario, procs, params, rng, vmid: int, events: int, limit: int = 24) -> list:
+    """A burst of writes to pages of VM ``vmid`` whose walks set a D bit (after a D-clearing
+    pass, ``clean_leaves``), each walk a dirty event for PmlLogger or more, until ``events``
+    events (at most ``limit`` requests): decided by the walker model alone on a copy of the
+    memory, the writes in order (a page written twice gives one event). With a short PML
+    buffer and a slow hypervisor this is what fills a context's queue and stalls a walk."""
+    mem = s.mem.copy()
+    out, n = [], 0
+    pool = dirty_pool(procs, vmid)
+    for p, t in rng.sample(pool, len(pool)):
+        if n >= events or len(out) >= limit:
+            break
+        req = p.request(t, cmd=CMD_WRITE, flags={"sum": 1})
+        res = walk(mem, params.walker, walk_request(req))
+        if not res.fault and res.dirty:
+            out.append(req)
+            n += len(res.dirty)
+    return out

@@ -48,6 +48,7 @@ object MmuState extends ChiselEnum {
   *    offered in the same cycle; its invalidations then go to L1 and L2 together, the walker is
   *    flushed with the first one, and `fenceDone` pulses once both TLBs are idle again.
   *  - Every fill is private (own = 1); stage-2-only entries are global (their VA is a GPA).
+  *  - A 512 GiB leaf (Sv48 / Sv48x4) is answered and filled as its 1 GiB part (docs M7).
   */
 class XlatMmu(val p: XlatMmuParams) extends Module {
   override def desiredName = "XlatMmu"
@@ -206,8 +207,11 @@ class XlatMmu(val p: XlatMmuParams) extends Module {
   wr.ready := state === S.WalkWait
   when(wr.fire) {
     when(wr.bits.fault === Fault.None.U) {
-      answer(wr.bits.ppn, wr.bits.pageSize, MmuFault.None.U, 0.U, 0.U, MmuSource.Walk)
-      fillPpn := wr.bits.ppn; fillSize := wr.bits.pageSize; fillPerm := wr.bits.perm
+      // a 512 GiB leaf is answered and filled as its 1 GiB part (docs M7, decided): the TLBs
+      // hold 4K / 2M / 1G, and a walk and a later hit answer the same size
+      val size = PageSize.atMost1G(wr.bits.pageSize)
+      answer(wr.bits.ppn, size, MmuFault.None.U, 0.U, 0.U, MmuSource.Walk)
+      fillPpn := wr.bits.ppn; fillSize := size; fillPerm := wr.bits.perm
       // a write walk set D (hardware A/D) or found it set (fault mode); after a read it is unknown
       fillDirty := isWrite
       fillL1 := csr.l1Enable
