@@ -65,6 +65,11 @@ MUTATIONS = {
         "the walker flush of every fence names vmid 0",
         "(c) C3",
         [("plan_flushVmid <= plan_k[3] | plan_virt ? fence_bits_vmid : 2'h0;", "plan_flushVmid <= 2'h0;")]),
+    "no_gib_parts": (
+        "a walk's pageSize 3 (a 512 GiB leaf) answered and filled as 3, not as its 1 GiB part (M7)",
+        "(b) B2, (e) E1",
+        [("wire [1:0]  size = (&_walker_resp_bits_pageSize) ? 2'h2 : _walker_resp_bits_pageSize;",
+          "wire [1:0]  size = _walker_resp_bits_pageSize;")]),
     "second_response": (
         "the response state is not left after the response is taken: a second response",
         "(d) D1",

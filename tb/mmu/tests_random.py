@@ -30,7 +30,7 @@ from dataclasses import replace
 
 import cocotb
 
-from models.pml import CTRL_PML, EXIT_REASON, ST_FULL
+from models.pml import CTRL_EPML, CTRL_PML, EXIT_REASON, ST_FULL, ST_GUEST_FULL
 from models.xlat_mmu import (CONFIGS, CSR_CTRL, SRC_L1, SRC_L2, SRC_WALK, Fence, MmuPolicy,
                              XlatMmuModel)
 from xlat_tb.backpressure import RandomGaps, random_pattern
@@ -183,7 +183,9 @@ async def test_random(dut):
     env.resp_ready.pattern = random_pattern(rng, "mixed")
     env.exit_ready.pattern = random_pattern(rng, "mixed")
     env.mem.req_pattern = random_pattern(rng, "mixed")
+    env.irq_ready.pattern = random_pattern(rng, "mixed")
     exit_mon = env.loop.add(DecoupledMonitor(dut, "exit", ("vmid", "reason")))
+    irq_mon = env.loop.add(DecoupledMonitor(dut, "guestIrq", ("vmid", "vector")))
     env.start()
     await env.reset()
     sb = Scoreboard(env, mmu, s.mem)
@@ -191,19 +193,31 @@ async def test_random(dut):
     regs = mmu.pml.regs
     entries = params.pml.entries
     cov = {k: 0 for k in ("ctrl", "changes", "cleans", "busErrors", "exits", "stalls",
-                          "pml_writes", "bursts", "rtlStallCycles")}
+                          "pml_writes", "bursts", "rtlStallCycles", "epml", "guestIrqs")}
     regmap = {r["name"]: r["offset"] for r in env.man.raw["registers"]}
 
     def pml_index():
         """A buffer's first index: mostly short buffers, so exits come in every configuration."""
         return rng.choice((entries - 1, min(entries - 1, 3), 1, 0))
 
-    # PML on in every context a VM uses (the hypervisor's setup, through the CSR port)
+    # PML on in every context a VM uses (the hypervisor's setup, through the CSR port); EPML
+    # (the guest's own log of the writes of the process TRACK_ASID names, a guest interrupt
+    # when its buffer is full) in the first always, in the others by a draw
     vm_ctx = [v for v in s.vms if v < params.pml.contexts]
-    for v in vm_ctx:
+    for k, v in enumerate(vm_ctx):
         await hypervisor_csr(env, sb, regs.addr(v, "PML_ADDR"), s.hpa.alloc(0), "PML_ADDR")
         await hypervisor_csr(env, sb, regs.addr(v, "PML_INDEX"), pml_index(), "PML_INDEX")
-        await hypervisor_csr(env, sb, regs.addr(v, "CTRL"), CTRL_PML, "CTRL")
+        ctrl_pml = CTRL_PML
+        if k == 0 or rng.random() < 0.5:
+            # a process of the VM (asids 1-3 of mmu_traffic), or one no request carries
+            asids = sorted({p.asid & mmu.asid_mask for p in procs if p.vmid == v} | {0})
+            for reg, val in (("GPML_ADDR", s.hpa.alloc(0)), ("GPML_INDEX", pml_index()),
+                             ("TRACK_ASID", rng.choice(asids if k else [1])),
+                             ("IRQ_VECTOR", rng.randrange(1 << params.pml.irqVectorBits))):
+                await hypervisor_csr(env, sb, regs.addr(v, reg), val, reg)
+            ctrl_pml |= CTRL_EPML
+            cov["epml"] += 1
+        await hypervisor_csr(env, sb, regs.addr(v, "CTRL"), ctrl_pml, "CTRL")
 
     async def csr_read(name: str) -> int:
         """A register read through the CSR port (in the channel's order with the hypervisor's
@@ -252,6 +266,25 @@ async def test_random(dut):
         cocotb.start_soon(rearm(item["vmid"], rng.choice((0, 0, 50, 500, 3000))))
     exit_mon.callbacks.append(on_exit)
 
+    # a guest interrupt (EPML): the model takes it in its cycle; the guest's handler answers
+    # after 0 to 3,000 cycles with a new buffer, the index reset and STATUS.guestFull
+    # acknowledged (through the CSR port: the testbench is the guest's handler too)
+    girqs = []
+
+    async def guest_handler(v: int, delay: int):
+        await env.loop.cycles(delay)
+        for reg, val in (("GPML_ADDR", s.hpa.alloc(0)), ("GPML_INDEX", pml_index()),
+                         ("ACK", ST_GUEST_FULL)):
+            env.csr.send(dict(addr=regs.addr(v, reg), write=1, wdata=val))
+        girqs.remove(v)
+
+    def on_irq(item, cycle):
+        mmu.pml.take_irq(item["vmid"], item["vector"])
+        cov["guestIrqs"] += 1
+        girqs.append(item["vmid"])
+        cocotb.start_soon(guest_handler(item["vmid"], rng.choice((0, 0, 50, 500, 3000))))
+    irq_mon.callbacks.append(on_irq)
+
     vpn_mask = (1 << int(env.man.derived["vpnBits"])) - 1
 
     def send(item):
@@ -274,6 +307,7 @@ async def test_random(dut):
             return (not sb.expected and env.req.idle and env.fence.idle and env.csr.idle
                     and not sb.csr_pending and env.fence_done == sb.fences
                     and not mmu.pml.pending_exits and not rearms and not mmu.stalled
+                    and not mmu.pml.pending_irqs and not girqs
                     and sb.writes_done()
                     and env.mem.idle)
         await env.loop.wait_until(quiet, 20000 + 200 * len(env.req.queue), f"sync ({where})")
@@ -410,7 +444,7 @@ async def test_random(dut):
                 guestPageFaults=c["mmu_guestPageFaults"], pml=cov["pml_writes"],
                 ctrl=cov["ctrl"], changes=cov["changes"], cleans=cov["cleans"],
                 accessFaults=c["mmu_accessFaults"], stalls=cov["stalls"],
-                rtlStallCycles=cov["rtlStallCycles"])
+                rtlStallCycles=cov["rtlStallCycles"], guestLogged=c["pml_guestLogged"])
     missing = [k for k, v in need.items() if not v]
     if missing:
         raise TbError(f"paths not reached: {missing}")

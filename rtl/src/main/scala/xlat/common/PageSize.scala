@@ -49,7 +49,7 @@ object PageSize {
 
   def isSuper(size: UInt): Bool = size === Size2M.U || size === Size1G.U
 
-  /** The size a TLB of this encoding holds for a walker's leaf of `size`: a 512 GiB leaf (the
+  /** The size a TLB of this encoding holds for the walker's leaf of `size`: a 512 GiB leaf (the
     * walker's 3: an Sv48 / Sv48x4 root leaf) is used as its 1 GiB parts, so it is cached and
     * hit like any 1 GiB page (with [[align]], a part's frame is its 4 KiB frame's 1 GiB base).
     */

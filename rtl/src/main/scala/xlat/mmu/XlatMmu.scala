@@ -208,7 +208,7 @@ class XlatMmu(val p: XlatMmuParams) extends Module {
   when(wr.fire) {
     when(wr.bits.fault === Fault.None.U) {
       // a 512 GiB leaf is answered and filled as its 1 GiB part (docs M7, decided): the TLBs
-      // hold 4K / 2M / 1G, and a walk and a later hit answer the same size
+      // hold 4K / 2M / 1G only, and a walk and a later hit answer the same size
       val size = PageSize.atMost1G(wr.bits.pageSize)
       answer(wr.bits.ppn, size, MmuFault.None.U, 0.U, 0.U, MmuSource.Walk)
       fillPpn := wr.bits.ppn; fillSize := size; fillPerm := wr.bits.perm
