@@ -171,12 +171,12 @@ class MmuEnv:
                 bad.append((k, got, v))
         return bad, compared
 
+    async def settle(self, cycles: int = 3):
+        await self.loop.cycles(cycles)
+
 
 def model_request(req: dict):
     """The composed model's Request of a request of the `req` channel (a dict of its fields)."""
     return Request(**{k: req.get(k, 0) for k in ("id", "va", "cmd", "priv", "mode", "asid", "vmid",
                                                    "ccid", "pcIdx", "pcIdxValid", "s1Root", "s2Root")},
                    **{f: req.get(f"flags_{f}", 0) for f in PRIV_FLAGS})
-
-    async def settle(self, cycles: int = 3):
-        await self.loop.cycles(cycles)
