@@ -399,11 +399,15 @@ async def test_random(dut):
         s.mem.errors = set(errors)
         # the walker caches may hold what an erroring leaf said (the model has none): gone
         fences = [Fence("hfence_gvma_all")] if errors else []
-        for _ in range(rng.choice((0, 1, 2))):
+        # (at the first sync point until one change is made: required whatever the seed)
+        tries = rng.choice((0, 1, 2)) if cov["changes"] else 16
+        for _ in range(tries):
             ch = change_table(s, procs, rng)
             if ch is not None:
                 cov["changes"] += 1
                 fences.append(ch[1])
+                if tries == 16:
+                    break
         if rng.random() < 0.5:
             f = clean_leaves(s, procs, rng)
             if f is not None:
