@@ -6,10 +6,12 @@ generator the composed model's own test uses (xlat_tb.mmu_traffic: 2 VMs, a cont
 of two processes sharing every table, a process with private copies, the stage-1-only and
 stage-2-only spaces, bare requests, the builder's bad entries of every stage, random commands,
 privileges and flags, fences of every code 0-15 and x86's instructions as sent), with PML
-enabled through the CSR port in every context of a VM, and at sync points (every request
-answered, the memory idle) CTRL toggles of L1 / L2 and page-table changes followed by a
-covering fence. Back-pressure on every channel: request, fence and CSR valid gaps, resp /
-exit ready, mem_req ready, memory latency 1-12 cycles with responses reordered across ids.
+enabled through the CSR port in every context of a VM (EPML in the first and by a draw in the
+others), and at sync points (every request answered, the memory idle) CTRL toggles of L1 / L2,
+page-table changes followed by a covering fence, and bursts of writes to cleaned pages after
+a short buffer with a slow hypervisor (the PML stall path: a walk waiting for `dirty_ready`).
+Back-pressure on every channel: request, fence and CSR valid gaps, resp / exit / guestIrq
+ready, mem_req ready, memory latency 1-12 cycles with responses reordered across ids.
 
 The model (``models.xlat_mmu.XlatMmuModel`` with ``MmuPolicy.rtl()``, on its own copy of
 the memory) is fed in the RTL's acceptance order: a request when `req` fires, a fence when
@@ -17,8 +19,9 @@ the memory) is fed in the RTL's acceptance order: a request when `req` fires, a 
 (its response). Checked: every response field against the model's, in order; no request
 accepted before the fences accepted earlier pulsed `fenceDone`; the memory port's writes of
 each source (id top bit: 0 walker A/D, 1 PmlLogger's log) in order against the model's, and
-the whole memory at every sync point; PmlLogger's exits against the model's (the hypervisor
-then gives the context a new buffer and acknowledges, as on x86); at the end the MMU's
+the whole memory at every sync point; PmlLogger's exits and guest interrupts against the
+model's (the hypervisor, or the guest, then gives the context a new buffer and acknowledges, as
+on x86); the RTL stalls where the model does (PERF_pml_stallCycles grows); at the end the MMU's
 perf_* ports and the blocks' counters read through the CSR port against the model's.
 """
 
@@ -226,65 +229,57 @@ async def test_random(dut):
         await env.loop.wait_until(lambda: "_resp" in txn, 400, f"the CSR read of {name}")
         return txn["_resp"]["rdata"]
 
-    # an exit: the model takes it in its cycle; the hypervisor answers after 0 to 3,000 cycles
-    # (meanwhile the context's queue fills and the walk that finds it full may wait: a stall)
-    # with a new buffer, the index reset and STATUS.full acknowledged. During a burst (below)
-    # the context is ``slow``: its exit is answered only once the model's walk stalled and the
+    # an exit (a guest interrupt, EPML): the model takes it in its cycle; the hypervisor (the
+    # guest's handler) answers after 0 to 3,000 cycles (meanwhile the context's queue fills
+    # and the walk that finds it full may wait: a stall) with a new buffer, the index reset and
+    # STATUS.full (guestFull) acknowledged, through the CSR port. During a burst (below) the
+    # context is ``slow``: its exit is answered only once the model's walk stalled and the
     # RTL's PmlLogger counted stall cycles (the RTL must stall where the model does: its queue
     # holds at least the model's eager one), or once the burst is over without a stall.
-    rearms = []
+    buffers = {"exits": ("PML_ADDR", "PML_INDEX", ST_FULL),
+               "guestIrqs": ("GPML_ADDR", "GPML_INDEX", ST_GUEST_FULL)}
+    waiting = {k: [] for k in buffers}      # contexts whose handler has not answered yet
     slow: dict = {}             # context -> PERF_pml_stallCycles before its burst
 
-    async def rearm(v: int, delay: int):
+    async def until_stalled(v: int) -> bool:
+        """True when context ``v``'s burst stalled the model's walk and then the RTL's."""
         def waits():
             return [d for _, d in mmu.stalled if d.vmid == v]
-        if v in slow:
-            await env.loop.wait_until(lambda: waits() or v not in slow, 40000,
-                                      f"a stall or the end of context {v}'s burst")
-            if v in slow:
-                before = slow.pop(v)
-                for _ in range(200):
-                    if await csr_read("PERF_pml_stallCycles") > before:
-                        break
-                    await env.loop.cycles(20)
-                else:
-                    raise TbError(f"the model's walk waits for PmlLogger context {v} "
-                                  f"({waits()}), the RTL's took its event: no stall cycle "
-                                  f"counted")
-                delay = min(delay, 300)      # the stall is reached: no need to wait longer
+        await env.loop.wait_until(lambda: waits() or v not in slow, 40000,
+                                  f"a stall or the end of context {v}'s burst")
+        if v not in slow:
+            return False
+        before = slow.pop(v)
+        for _ in range(200):
+            if await csr_read("PERF_pml_stallCycles") > before:
+                return True
+            await env.loop.cycles(20)
+        raise TbError(f"the model's walk waits for PmlLogger context {v} ({waits()}), the "
+                      f"RTL's took its event: no stall cycle counted")
+
+    async def handler(kind: str, v: int, delay: int):
+        if kind == "exits" and v in slow and await until_stalled(v):
+            delay = min(delay, 300)          # the stall is reached: no need to wait longer
         await env.loop.cycles(delay)
-        for reg, val in (("PML_ADDR", s.hpa.alloc(0)), ("PML_INDEX", pml_index()),
-                         ("ACK", ST_FULL)):
+        addr, index, ack = buffers[kind]
+        for reg, val in ((addr, s.hpa.alloc(0)), (index, pml_index()), ("ACK", ack)):
             env.csr.send(dict(addr=regs.addr(v, reg), write=1, wdata=val))
-        rearms.remove(v)
+        waiting[kind].remove(v)
+
+    def taken(kind: str, v: int):
+        cov[kind] += 1
+        waiting[kind].append(v)
+        cocotb.start_soon(handler(kind, v, rng.choice((0, 0, 50, 500, 3000))))
 
     def on_exit(item, cycle):
         mmu.pml.take_exit(item["vmid"], item["reason"])
         if item["reason"] != EXIT_REASON:
             raise TbError(f"exit {item}: reason {item['reason']}, not {EXIT_REASON}")
-        cov["exits"] += 1
-        rearms.append(item["vmid"])
-        cocotb.start_soon(rearm(item["vmid"], rng.choice((0, 0, 50, 500, 3000))))
+        taken("exits", item["vmid"])
     exit_mon.callbacks.append(on_exit)
-
-    # a guest interrupt (EPML): the model takes it in its cycle; the guest's handler answers
-    # after 0 to 3,000 cycles with a new buffer, the index reset and STATUS.guestFull
-    # acknowledged (through the CSR port: the testbench is the guest's handler too)
-    girqs = []
-
-    async def guest_handler(v: int, delay: int):
-        await env.loop.cycles(delay)
-        for reg, val in (("GPML_ADDR", s.hpa.alloc(0)), ("GPML_INDEX", pml_index()),
-                         ("ACK", ST_GUEST_FULL)):
-            env.csr.send(dict(addr=regs.addr(v, reg), write=1, wdata=val))
-        girqs.remove(v)
-
-    def on_irq(item, cycle):
-        mmu.pml.take_irq(item["vmid"], item["vector"])
-        cov["guestIrqs"] += 1
-        girqs.append(item["vmid"])
-        cocotb.start_soon(guest_handler(item["vmid"], rng.choice((0, 0, 50, 500, 3000))))
-    irq_mon.callbacks.append(on_irq)
+    irq_mon.callbacks.append(
+        lambda item, cycle: (mmu.pml.take_irq(item["vmid"], item["vector"]),
+                             taken("guestIrqs", item["vmid"])))
 
     vpn_mask = (1 << int(env.man.derived["vpnBits"])) - 1
 
@@ -307,8 +302,8 @@ async def test_random(dut):
         def quiet():
             return (not sb.expected and env.req.idle and env.fence.idle and env.csr.idle
                     and not sb.csr_pending and env.fence_done == sb.fences
-                    and not mmu.pml.pending_exits and not rearms and not mmu.stalled
-                    and not mmu.pml.pending_irqs and not girqs
+                    and not mmu.pml.pending_exits and not mmu.pml.pending_irqs
+                    and not any(waiting.values()) and not mmu.stalled
                     and sb.writes_done()
                     and env.mem.idle)
         await env.loop.wait_until(quiet, 20000 + 200 * len(env.req.queue), f"sync ({where})")
