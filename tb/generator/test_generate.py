@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from xlat_tb.generate import JAVA_FLAGS
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build"
 RTL = BUILD / "rtl"
@@ -80,9 +82,7 @@ PERFORATED_PORTS = (
 )
 
 
-# The JVM of a test's run stops at the C1 compiler: these runs are short, and C2's compiler
-# threads cost more CPU than they save (the batch of `generate_many`: 35 -> 24 CPU seconds).
-JAVA = ["java", "-XX:TieredStopAtLevel=1"]
+JAVA = ["java", *JAVA_FLAGS]
 
 
 def generate(*args, check=False):
