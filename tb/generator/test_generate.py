@@ -157,8 +157,6 @@ ILLEGAL = {
         (["paBits=64"], "paBits"),
         (["vmidBits=0"], "vmidBits"),
     ],
-    # every check names the parameter and its range (the model's PerforatedParams has the same
-    # messages)
     "perforated": [
         (["sets4k=3"], "sets4k"),
         (["ways4k=17"], "ways4k"),
@@ -178,7 +176,6 @@ ILLEGAL = {
         (["bitmapSets=2", "bitmapEntries=64"], "bitmapSets"),
         (["bitmapSets=16", "bitmapEntries=64", "storage=flops"], "bitmapSets"),
     ],
-    # XlatMmu's own checks name its parameters (not the blocks' fields it sets from them)
     "mmu": [
         (["guest=ept4"], "guest"),
         (["vmidBits=15"], "vmidBits"),
