@@ -19,7 +19,8 @@
   to ``item._nodeid``, which pytest 9 no longer reads (the id is ``item._id``), so this hook
   sets it there (`_with_group`). Until 2026-11-28 it did not, the groups had no effect, and a
   configuration's directed cases could run twice: in the shared simulation on one worker and
-  alone on the other while the first held the lock.
+  alone on the other while the first held the lock. Cases marked ``xdist_group`` in their
+  module (tb/generator's cases that share one JVM, `generate_many`) get the same suffix.
 """
 
 import os
@@ -79,11 +80,18 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=_rank)               # stable: everything else keeps collection order
     loadgroup = getattr(config.option, "loadgroup", False)   # set by xdist on its workers
     for item in items:
-        group = batch.group_of(item)
+        group = batch.group_of(item) or _marked_group(item)
         if group is not None:
             item.add_marker(pytest.mark.xdist_group(group))
             if loadgroup:
                 _with_group(item, group)
+
+
+def _marked_group(item):
+    """The group of a case marked ``xdist_group`` in its module (cases sharing one process, e.g.
+    tb/generator's JVM and Yosys runs), which needs the same node-id suffix."""
+    m = item.get_closest_marker("xdist_group")
+    return (m.args[0] if m.args else m.kwargs.get("name")) if m is not None else None
 
 
 def _with_group(item, group: str) -> None:

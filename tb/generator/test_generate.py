@@ -1,12 +1,16 @@
 """The generator's contract: named configurations, custom parameters, clear errors, and Verilog
 that both Verilator (see `make lint`) and Yosys read."""
+import functools
 import json
 import os
 import re
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
+
+from xlat_tb.generate import JAVA_FLAGS
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build"
@@ -78,12 +82,32 @@ PERFORATED_PORTS = (
 )
 
 
+JAVA = ["java", *JAVA_FLAGS]
+
+
 def generate(*args, check=False):
     cp = (BUILD / "classpath.txt").read_text().strip()
-    cmd = ["java", "-cp", f"{BUILD / 'maven' / 'classes'}:{cp}", "xlat.Generate", *map(str, args)]
+    cmd = [*JAVA, "-cp", f"{BUILD / 'maven' / 'classes'}:{cp}", "xlat.Generate", *map(str, args)]
     return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, check=check, timeout=300)
 
 
+def generate_many(jobs):
+    """Many command lines in one JVM (xlat.GenerateBatch): for each, what `generate` returns
+    (exit code, stdout, stderr of that run). Starting the JVM costs about a second, more than
+    most runs of these tests take."""
+    cp = (BUILD / "classpath.txt").read_text().strip()
+    with tempfile.TemporaryDirectory() as d:
+        jf, rf = Path(d) / "jobs.json", Path(d) / "results.json"
+        jf.write_text(json.dumps([[str(a) for a in j] for j in jobs]))
+        cmd = [*JAVA, "-cp", f"{BUILD / 'maven' / 'classes'}:{cp}", "xlat.GenerateBatch", str(jf), str(rf)]
+        r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=1800)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+        res = json.loads(rf.read_text())
+    assert len(res) == len(jobs)
+    return [subprocess.CompletedProcess(j, x["code"], x["stdout"], x["stderr"]) for j, x in zip(jobs, res)]
+
+
+@functools.lru_cache(maxsize=None)
 def named_configs():
     return generate("--list", check=True).stdout.split()
 
@@ -99,6 +123,155 @@ def assert_one_clear_line(r, names):
     assert len(lines) == 1, r.stderr
     assert lines[0].startswith("xlat.Generate: error:") and names in lines[0], lines[0]
     assert "Exception" not in lines[0] and "\tat " not in r.stderr
+
+
+# Bad input: each case's command line, run in one JVM with the others (the `batch` fixture), must
+# stop with its own one clear line (assert_one_clear_line) and write nothing.
+ILLEGAL = {
+    "babelfish": [
+        (["sets=3"], "sets"),
+        (["ways=0"], "ways"),
+        (["superpageEntries=0"], "superpageEntries"),
+        (["vpnBits=12"], "vpnBits"),
+        (["ppnBits=70"], "ppnBits"),
+        (["pcBits=0"], "pcBits"),
+        (["vmidBits=17"], "vmidBits"),
+        (["vmidBits=-1"], "vmidBits"),
+        (["replacement=fifo"], "replacement"),
+        (["storage=latch"], "storage"),
+        (["sets=abc"], "sets"),
+        (["colour=blue"], "colour"),
+        (["latency=5"], "latency"),
+        (["storage=sram", "latency=1"], "latency"),
+        (["storage=sram", "latency=7"], "latency"),
+    ],
+    "walker": [
+        (["guest=sv57"], "guest"),
+        (["host=npt"], "host"),
+        (["walkers=0"], "walkers"),
+        (["walkers=17"], "walkers"),
+        (["guestPwcEntries=65"], "guestPwcEntries"),
+        (["nestedTlbEntries=-1"], "nestedTlbEntries"),
+        (["adUpdate=maybe"], "adUpdate"),
+        (["idBits=1", "walkers=4"], "walkers"),
+        (["paBits=64"], "paBits"),
+        (["vmidBits=0"], "vmidBits"),
+    ],
+    "perforated": [
+        (["sets4k=3"], "sets4k"),
+        (["ways4k=17"], "ways4k"),
+        (["sets2m=512"], "sets2m"),
+        (["ways2m=0"], "ways2m"),
+        (["bitmapEntries=0"], "bitmapEntries"),
+        (["pwcEntries=65"], "pwcEntries"),
+        (["walkers=9"], "walkers"),
+        (["storage=latch"], "storage"),
+        (["asidBits=17"], "asidBits"),
+        (["paBits=53"], "paBits"),
+        (["respQueue=1"], "respQueue"),
+        (["invalPending=0"], "invalPending"),
+        (["storage=sram", "latency=1"], "latency"),
+        (["perforation=maybe"], "perforation"),
+        (["bitmapSets=3"], "bitmapSets"),
+        (["bitmapSets=2", "bitmapEntries=64"], "bitmapSets"),
+        (["bitmapSets=16", "bitmapEntries=64", "storage=flops"], "bitmapSets"),
+    ],
+    "mmu": [
+        (["guest=ept4"], "guest"),
+        (["vmidBits=15"], "vmidBits"),
+        (["paBits=48", "host=sv48x4"], "paBits"),
+        (["l1Sets=3"], "l1Sets"),
+        (["l1Latency=5"], "l1Latency"),
+        (["l2Storage=sram", "l2Latency=1"], "l2Latency"),
+        (["pmlContexts=8", "vmidBits=2"], "pmlContexts"),
+        (["pmlEntries=3"], "pmlEntries"),
+    ],
+}
+BAD_COMMAND_LINES = [
+    (["--bogus"], "--bogus"),
+    (["--out"], "--out"),
+    (["--config"], "--config"),
+    (["--block", "babelfish", "sets"], "key=value"),
+    (["sets=32"], "--block"),
+    (["--name", "x"], "--block"),
+    (["--block", "babelfish", "--json", "p.json"], "--json"),
+    (["--config", "babelfish_l1", "--block", "babelfish"], "--block"),
+    (["--all", "--json", "p.json"], "--json"),
+]
+BAD_JSON = [
+    ('{"block": "babelfish", "name": "bad", "sets": 32', "not JSON"),
+    ("sets=32", "not JSON"),
+    ("", "not JSON"),
+    ('[{"block": "babelfish", "name": "bad"}]', "one JSON object"),
+    ('{"block": "babelfish", "name": "bad", "sets": [32]}', '"sets"'),
+    ('{"block": "babelfish", "name": "bad", "sharing": null}', '"sharing"'),
+    ('{"name": "bad"}', '"block"'),
+    ('{"block": "babelfish"}', '"name"'),
+    ('{"block": "tlb", "name": "bad"}', "unknown block 'tlb'"),
+    ('{"block": "babelfish", "name": "bad", "sets": 3}', "sets"),
+    ('{"block": "babelfish", "name": "bad", "sets": 2.5}', "sets"),
+    ('{"block": "babelfish", "name": "bad", "sets": "many"}', "sets"),
+    ('{"block": "babelfish", "name": "bad", "sharing": 2}', "sharing"),
+    ('{"block": "walker", "name": "bad", "walkers": 17}', "walkers"),
+    ('{"block": "pml", "name": "bad", "colour": "blue"}', "colour"),
+]
+ROUNDTRIP = ["babelfish_formal", "walker_formal", "pml_formal"]
+
+
+# The cases whose command lines run in one JVM: one xdist group, so that one worker runs it.
+BATCHED = pytest.mark.xdist_group("generator_batch")
+
+
+def _param_text(v):
+    return str(v).lower() if isinstance(v, bool) else str(v)
+
+
+@pytest.fixture(scope="session")
+def batch(tmp_path_factory):
+    """Every command line of the BATCHED cases, run in one JVM (generate_many): key -> (that
+    run's result, the case's own folder, created empty before the run). `main`'s exit itself is
+    checked by the cases that run a process each: --help, an unknown configuration or block,
+    a missing JSON file."""
+    root = tmp_path_factory.mktemp("batch")
+    jobs = {}
+
+    def job(key, argv_of):
+        d = root / f"case{len(jobs)}"
+        d.mkdir()
+        jobs[key] = (d, argv_of(d))
+
+    for block, table in ILLEGAL.items():
+        for args, _ in table:
+            job(("illegal", block, tuple(args)),
+                lambda d, b=block, a=args: ["--out", d, "--block", b, "--name", "bad", *a])
+    for args, _ in BAD_COMMAND_LINES:
+        job(("cmdline", tuple(args)), lambda d, a=args: ["--out", d, *a])
+
+    def bad_json(d, text):
+        (d / "p.json").write_text(text)
+        return ["--out", d, "--json", d / "p.json"]
+    for text, _ in BAD_JSON:
+        job(("json", text), lambda d, t=text: bad_json(d, t))
+
+    def params_json(d, m, config):
+        (d / "p.json").write_text(json.dumps({"block": m["block"], "name": config, **m["params"]}))
+        return ["--out", d / "out", "--json", d / "p.json"]
+    for config in ROUNDTRIP:
+        m = manifest(RTL / config)
+        kv = [f"{k}={_param_text(v)}" for k, v in m["params"].items()]
+        job(("roundtrip", config, "json"), lambda d, m=m, c=config: params_json(d, m, c))
+        job(("roundtrip", config, "args"),
+            lambda d, m=m, c=config, kv=kv: ["--out", d / "out", "--block", m["block"], "--name", c, *kv])
+    job(("custom", "cli"), lambda d: ["--out", d, "--block", "babelfish", "--name", "mytlb", "sets=32",
+                                      "ways=8", "sharing=false", "replacement=lru"])
+    job(("custom", "vmid"), lambda d: ["--out", d, "--block", "babelfish", "--name", "vm", "vmidBits=5",
+                                       "sets=2", "ways=2", "superpageEntries=2"])
+    job(("custom", "json"), lambda d: params_json(d, {"block": "babelfish", "params": {
+        "ways": 2, "storage": "sram", "sharing": True, "replacement": "random"}}, "fromjson"))
+    for p in ("A", "B", "9x"):
+        job(("prefix", p), lambda d, p=p: ["--out", d, "--prefix", p, "--config", "babelfish_formal"])
+    results = generate_many([argv for _, argv in jobs.values()])
+    return {k: (r, d) for (k, (d, _)), r in zip(jobs.items(), results)}
 
 
 @pytest.mark.parametrize("config", named_configs())
@@ -198,77 +371,30 @@ def test_named_sizes():
         assert d["opReg"] and d["readReg"] and d["rowReg"] and d["hitReg"] and d["writeShadow"] == 5
 
 
-@pytest.mark.parametrize(
-    "args, names",
-    [
-        (["sets=3"], "sets"),
-        (["ways=0"], "ways"),
-        (["superpageEntries=0"], "superpageEntries"),
-        (["vpnBits=12"], "vpnBits"),
-        (["ppnBits=70"], "ppnBits"),
-        (["pcBits=0"], "pcBits"),
-        (["vmidBits=17"], "vmidBits"),
-        (["vmidBits=-1"], "vmidBits"),
-        (["replacement=fifo"], "replacement"),
-        (["storage=latch"], "storage"),
-        (["sets=abc"], "sets"),
-        (["colour=blue"], "colour"),
-        (["latency=5"], "latency"),
-        (["storage=sram", "latency=1"], "latency"),
-        (["storage=sram", "latency=7"], "latency"),
-    ],
-)
-def test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="babelfish"):
-    r = generate("--out", tmp_path, "--block", block, "--name", "bad", *args)
+def check_illegal(batch, block, args, names):
+    r, d = batch[("illegal", block, tuple(args))]
     assert_one_clear_line(r, names)
-    assert not (tmp_path / "bad" / "manifest.json").exists()
+    assert not (d / "bad" / "manifest.json").exists()
 
 
-@pytest.mark.parametrize(
-    "args, names",
-    [
-        (["guest=sv57"], "guest"),
-        (["host=npt"], "host"),
-        (["walkers=0"], "walkers"),
-        (["walkers=17"], "walkers"),
-        (["guestPwcEntries=65"], "guestPwcEntries"),
-        (["nestedTlbEntries=-1"], "nestedTlbEntries"),
-        (["adUpdate=maybe"], "adUpdate"),
-        (["idBits=1", "walkers=4"], "walkers"),
-        (["paBits=64"], "paBits"),
-        (["vmidBits=0"], "vmidBits"),
-    ],
-)
-def test_illegal_walker_parameter_is_one_clear_line(tmp_path, args, names):
-    test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="walker")
+@BATCHED
+@pytest.mark.parametrize("args, names", ILLEGAL["babelfish"])
+def test_illegal_parameter_is_one_clear_line(batch, args, names):
+    check_illegal(batch, "babelfish", args, names)
 
 
-@pytest.mark.parametrize(
-    "args, names",
-    [
-        (["sets4k=3"], "sets4k"),
-        (["ways4k=17"], "ways4k"),
-        (["sets2m=512"], "sets2m"),
-        (["ways2m=0"], "ways2m"),
-        (["bitmapEntries=0"], "bitmapEntries"),
-        (["pwcEntries=65"], "pwcEntries"),
-        (["walkers=9"], "walkers"),
-        (["storage=latch"], "storage"),
-        (["asidBits=17"], "asidBits"),
-        (["paBits=53"], "paBits"),
-        (["respQueue=1"], "respQueue"),
-        (["invalPending=0"], "invalPending"),
-        (["storage=sram", "latency=1"], "latency"),
-        (["perforation=maybe"], "perforation"),
-        (["bitmapSets=3"], "bitmapSets"),
-        (["bitmapSets=2", "bitmapEntries=64"], "bitmapSets"),
-        (["bitmapSets=16", "bitmapEntries=64", "storage=flops"], "bitmapSets"),
-    ],
-)
-def test_illegal_perforated_parameter_is_one_clear_line(tmp_path, args, names):
+@BATCHED
+@pytest.mark.parametrize("args, names", ILLEGAL["walker"])
+def test_illegal_walker_parameter_is_one_clear_line(batch, args, names):
+    check_illegal(batch, "walker", args, names)
+
+
+@BATCHED
+@pytest.mark.parametrize("args, names", ILLEGAL["perforated"])
+def test_illegal_perforated_parameter_is_one_clear_line(batch, args, names):
     """Every check names the parameter and its range (the model's PerforatedParams has the
     same messages)."""
-    test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="perforated")
+    check_illegal(batch, "perforated", args, names)
 
 
 def test_walker_cold_reads_per_format_pair():
@@ -286,21 +412,23 @@ def test_unknown_config_and_block(tmp_path):
     assert r.returncode == 2 and "unknown block 'nope'" in r.stderr
 
 
-def test_custom_from_command_line(tmp_path):
-    generate("--out", tmp_path, "--block", "babelfish", "--name", "mytlb",
-             "sets=32", "ways=8", "sharing=false", "replacement=lru", check=True)
-    m = manifest(tmp_path / "mytlb")
+@BATCHED
+def test_custom_from_command_line(batch):
+    r, d = batch[("custom", "cli")]
+    assert r.returncode == 0, r.stderr[-3000:]
+    m = manifest(d / "mytlb")
     assert m["params"]["sets"] == 32 and m["params"]["ways"] == 8
     assert m["params"]["sharing"] is False and m["params"]["replacement"] == "lru"
     assert m["params"]["superpageEntries"] == 8  # default kept
 
 
-def test_babelfish_vmid_ports(tmp_path):
+@BATCHED
+def test_babelfish_vmid_ports(batch):
     """vmidBits > 0 adds a `vmid` field of that width to lookup_req, fill and inval (docs
     "VM isolation"); the named configurations (vmidBits 0) have no vmid port."""
-    generate("--out", tmp_path, "--block", "babelfish", "--name", "vm", "vmidBits=5", "sets=2",
-             "ways=2", "superpageEntries=2", check=True)
-    ports = {p["name"]: p["width"] for p in manifest(tmp_path / "vm")["ports"]}
+    r, d = batch[("custom", "vmid")]
+    assert r.returncode == 0, r.stderr[-3000:]
+    ports = {p["name"]: p["width"] for p in manifest(d / "vm")["ports"]}
     for ch in ("lookup_req", "fill", "inval"):
         assert ports[f"{ch}_bits_vmid"] == 5
     for c in named_configs():
@@ -310,32 +438,20 @@ def test_babelfish_vmid_ports(tmp_path):
             assert not [p["name"] for p in m["ports"] if "vmid" in p["name"]], c
 
 
-def test_custom_from_json(tmp_path):
-    f = tmp_path / "p.json"
-    f.write_text(json.dumps({"block": "babelfish", "name": "fromjson", "ways": 2,
-                             "storage": "sram", "sharing": True, "replacement": "random"}))
-    generate("--out", tmp_path, "--json", f, check=True)
-    m = manifest(tmp_path / "fromjson")
+@BATCHED
+def test_custom_from_json(batch):
+    r, d = batch[("custom", "json")]
+    assert r.returncode == 0, r.stderr[-3000:]
+    m = manifest(d / "out" / "fromjson")
     assert m["params"]["ways"] == 2 and m["params"]["storage"] == "sram"
     assert m["params"]["replacement"] == "random" and m["params"]["latency"] == 4
 
 
-@pytest.mark.parametrize(
-    "args, names",
-    [
-        (["guest=ept4"], "guest"),
-        (["vmidBits=15"], "vmidBits"),
-        (["paBits=48", "host=sv48x4"], "paBits"),
-        (["l1Sets=3"], "l1Sets"),
-        (["l1Latency=5"], "l1Latency"),
-        (["l2Storage=sram", "l2Latency=1"], "l2Latency"),
-        (["pmlContexts=8", "vmidBits=2"], "pmlContexts"),
-        (["pmlEntries=3"], "pmlEntries"),
-    ],
-)
-def test_illegal_mmu_parameter_is_one_clear_line(tmp_path, args, names):
+@BATCHED
+@pytest.mark.parametrize("args, names", ILLEGAL["mmu"])
+def test_illegal_mmu_parameter_is_one_clear_line(batch, args, names):
     """XlatMmu's own checks name its parameters (not the blocks' fields it sets from them)."""
-    test_illegal_parameter_is_one_clear_line(tmp_path, args, names, block="mmu")
+    check_illegal(batch, "mmu", args, names)
 
 
 @pytest.mark.parametrize("config", named_configs())
@@ -372,20 +488,21 @@ def test_pml_header_compiles(tmp_path):
     assert r.returncode == 0, r.stderr
 
 
-def test_module_prefix_avoids_collisions(tmp_path):
+@BATCHED
+def test_module_prefix_avoids_collisions(batch):
     """Two configurations of one block emitted with --prefix share no module name, and the
     manifest names the prefixed top."""
-    generate("--out", tmp_path / "a", "--prefix", "A", "--config", "babelfish_formal", check=True)
-    generate("--out", tmp_path / "b", "--prefix", "B", "--config", "babelfish_formal", check=True)
     names = []
-    for d in ("a", "b"):
-        m = manifest(tmp_path / d / "babelfish_formal")
-        assert m["module"] == d.upper() + "_BabelFishTlb"
+    for p in ("A", "B"):
+        r, d = batch[("prefix", p)]
+        assert r.returncode == 0, r.stderr[-3000:]
+        m = manifest(d / "babelfish_formal")
+        assert m["module"] == p + "_BabelFishTlb"
         for f in m["files"]:
-            text = (tmp_path / d / "babelfish_formal" / f).read_text()
+            text = (d / "babelfish_formal" / f).read_text()
             names += [l.split()[1].split("(")[0] for l in text.splitlines() if l.startswith("module ")]
     assert len(names) == len(set(names)) and all(n[:2] in ("A_", "B_") for n in names), names
-    r = generate("--out", tmp_path, "--prefix", "9x", "--config", "babelfish_formal")
+    r, _ = batch[("prefix", "9x")]
     assert r.returncode == 2 and "--prefix" in r.stderr
 
 
@@ -400,52 +517,20 @@ def test_help_lists_every_option():
         assert opt in r.stdout, opt
 
 
-@pytest.mark.parametrize(
-    "args, names",
-    [
-        (["--bogus"], "--bogus"),
-        (["--out"], "--out"),
-        (["--config"], "--config"),
-        (["--block", "babelfish", "sets"], "key=value"),
-        (["sets=32"], "--block"),
-        (["--name", "x"], "--block"),
-        (["--block", "babelfish", "--json", "p.json"], "--json"),
-        (["--config", "babelfish_l1", "--block", "babelfish"], "--block"),
-        (["--all", "--json", "p.json"], "--json"),
-    ],
-)
-def test_bad_command_line_is_one_clear_line(tmp_path, args, names):
-    r = generate("--out", tmp_path, *args)
+@BATCHED
+@pytest.mark.parametrize("args, names", BAD_COMMAND_LINES)
+def test_bad_command_line_is_one_clear_line(batch, args, names):
+    r, d = batch[("cmdline", tuple(args))]
     assert_one_clear_line(r, names)
-    assert not any(tmp_path.iterdir())
+    assert not any(d.iterdir())
 
 
-@pytest.mark.parametrize(
-    "text, names",
-    [
-        ('{"block": "babelfish", "name": "bad", "sets": 32', "not JSON"),
-        ("sets=32", "not JSON"),
-        ("", "not JSON"),
-        ('[{"block": "babelfish", "name": "bad"}]', "one JSON object"),
-        ('{"block": "babelfish", "name": "bad", "sets": [32]}', '"sets"'),
-        ('{"block": "babelfish", "name": "bad", "sharing": null}', '"sharing"'),
-        ('{"name": "bad"}', '"block"'),
-        ('{"block": "babelfish"}', '"name"'),
-        ('{"block": "tlb", "name": "bad"}', "unknown block 'tlb'"),
-        ('{"block": "babelfish", "name": "bad", "sets": 3}', "sets"),
-        ('{"block": "babelfish", "name": "bad", "sets": 2.5}', "sets"),
-        ('{"block": "babelfish", "name": "bad", "sets": "many"}', "sets"),
-        ('{"block": "babelfish", "name": "bad", "sharing": 2}', "sharing"),
-        ('{"block": "walker", "name": "bad", "walkers": 17}', "walkers"),
-        ('{"block": "pml", "name": "bad", "colour": "blue"}', "colour"),
-    ],
-)
-def test_bad_json_file_is_one_clear_line(tmp_path, text, names):
-    f = tmp_path / "p.json"
-    f.write_text(text)
-    r = generate("--out", tmp_path, "--json", f)
+@BATCHED
+@pytest.mark.parametrize("text, names", BAD_JSON)
+def test_bad_json_file_is_one_clear_line(batch, text, names):
+    r, d = batch[("json", text)]
     assert_one_clear_line(r, names)
-    assert not (tmp_path / "bad").exists()
+    assert not (d / "bad").exists()
 
 
 def test_missing_json_file(tmp_path):
@@ -550,27 +635,18 @@ def test_named_params_are_the_documented_ones(config):
     assert typed(m["params"]) == typed(expect)
 
 
-def _param_text(v):
-    return str(v).lower() if isinstance(v, bool) else str(v)
-
-
+@BATCHED
 @pytest.mark.parametrize("route", ["json", "args"])
-@pytest.mark.parametrize("config", ["babelfish_formal", "walker_formal", "pml_formal"])
-def test_named_config_is_its_params(tmp_path, config, route):
+@pytest.mark.parametrize("config", ROUNDTRIP)
+def test_named_config_is_its_params(batch, config, route):
     """A named configuration is nothing but its parameters: the manifest's params fed back as a
     custom configuration (a JSON file with the manifest's types, or key=value text) give the same
     folder, byte for byte (Verilog, manifest.json, params.svh, register map files)."""
-    m = manifest(RTL / config)
-    if route == "json":
-        f = tmp_path / "p.json"
-        f.write_text(json.dumps({"block": m["block"], "name": config, **m["params"]}))
-        generate("--out", tmp_path / "out", "--json", f, check=True)
-    else:
-        kv = [f"{k}={_param_text(v)}" for k, v in m["params"].items()]
-        generate("--out", tmp_path / "out", "--block", m["block"], "--name", config, *kv, check=True)
+    r, d = batch[("roundtrip", config, route)]
+    assert r.returncode == 0, r.stderr[-3000:]
     # (make also writes the IP-XACT export of the register map there: fpga/regmap_export.py)
     want = sorted(p.name for p in (RTL / config).iterdir() if not p.name.endswith(".ipxact.xml"))
-    got = sorted(p.name for p in (tmp_path / "out" / config).iterdir())
+    got = sorted(p.name for p in (d / "out" / config).iterdir())
     assert got == want
     for name in want:
-        assert (tmp_path / "out" / config / name).read_bytes() == (RTL / config / name).read_bytes(), name
+        assert (d / "out" / config / name).read_bytes() == (RTL / config / name).read_bytes(), name

@@ -92,9 +92,14 @@ object Generate {
     override def showUsageOnError: Option[Boolean] = Some(false)
   }
 
+  /** The end of one run with exit code `code` (2: bad input), thrown so that [[run]] returns it
+    * and [[GenerateBatch]] can run many command lines in one JVM.
+    */
+  final class Stop(val code: Int) extends scala.util.control.ControlThrowable
+
   private def fail(msg: String): Nothing = {
     System.err.println(s"xlat.Generate: error: $msg")
-    sys.exit(2)
+    throw new Stop(2)
   }
 
   /** The message of the first `require` (or argument error) behind a failure. */
@@ -108,6 +113,7 @@ object Generate {
   private def attempt[T](what: String)(body: => T): T =
     try body
     catch {
+      case s: Stop => throw s
       case t: Throwable =>
         if (sys.env.contains("XLAT_DEBUG")) t.printStackTrace()
         fail(s"$what: ${reason(t).getOrElse(t.toString)}")
@@ -138,13 +144,23 @@ object Generate {
   }
 
   def main(args: Array[String]): Unit = {
-    val (parsed, effects) = OParser.runParser(parser, args.toSeq, Options(), setup)
+    val code = run(args.toSeq)
+    if (code != 0) sys.exit(code)
+  }
+
+  /** One command line, as [[main]] runs it; returns the exit code instead of exiting. */
+  def run(args: Seq[String]): Int =
+    try { generate(args); 0 }
+    catch { case s: Stop => s.code }
+
+  private def generate(args: Seq[String]): Unit = {
+    val (parsed, effects) = OParser.runParser(parser, args, Options(), setup)
     effects.foreach {
       case OEffect.DisplayToOut(msg)  => println(msg)
       case OEffect.DisplayToErr(msg)  => System.err.println(msg)
       case OEffect.ReportError(msg)   => fail(msg)
       case OEffect.ReportWarning(msg) => System.err.println(s"xlat.Generate: warning: $msg")
-      case OEffect.Terminate(exit)    => sys.exit(if (exit.isRight) 0 else 2)
+      case OEffect.Terminate(exit)    => throw new Stop(if (exit.isRight) 0 else 2)
     }
     val o = parsed.getOrElse(fail("cannot parse the command line (see --help)"))
     if (o.list) { named.foreach(n => println(n._1)); return }
