@@ -203,20 +203,23 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
     */
   val splitAdded: Boolean = fastWaiters && p.prefetch
   private val addedMerge = Option.when(splitAdded)(Reg(Vec(p.slots, Bool())).suggestName("addedMerge"))
-  /** Bits 1 .. ptbEntries-1 of the allocation one-hot (bit 0 does not enter the number). */
-  private val addedAlloc = Option.when(splitAdded)(Reg(Vec(p.ptbEntries - 1, Bool())).suggestName("addedAlloc"))
+  /** Bits 1 .. ptbEntries-1 of the allocation one-hot (bit 0 does not enter the number; none
+    * with one demand slot).
+    */
+  private val addedAlloc = Option.when(splitAdded && p.ptbEntries > 1)(Reg(Vec(p.ptbEntries - 1, Bool())).suggestName("addedAlloc"))
+  private def addedAllocNo: UInt = addedAlloc.map(a => OHToUInt(VecInit(false.B +: a))).getOrElse(0.U)
   private val addedMerged = Option.when(splitAdded)(Reg(Bool()).suggestName("addedMerged"))
   /** Bits 1 .. slots-1 of the new waiter's slot one-hot (bit 0 does not enter its number). */
   private val addedSlot = if (fastWaiters && !splitAdded) Reg(Vec(p.slots - 1, Bool())) else null
   private def addedSlotNo: UInt =
-    if (splitAdded) Mux(addedMerged.get, OHToUInt(addedMerge.get), OHToUInt(VecInit(false.B +: addedAlloc.get)).pad(p.atsTagBits))
+    if (splitAdded) Mux(addedMerged.get, OHToUInt(addedMerge.get), addedAllocNo.pad(p.atsTagBits))
     else OHToUInt(VecInit(false.B +: addedSlot))
   /** With [[splitAdded]], in every cycle: the merge vector and the free demand slot's one-hot of
     * the request in respond (what the waiter a miss takes waits for, chosen a cycle later).
     */
   def noteAdded(merge: Seq[Bool], alloc: Seq[Bool]): Unit = if (splitAdded) {
     addedMerge.get := VecInit(merge)
-    addedAlloc.get := VecInit(alloc.slice(1, p.ptbEntries))
+    addedAlloc.foreach(_ := VecInit(alloc.slice(1, p.ptbEntries)))
     addedMerged.get := VecInit(merge).asUInt.orR
   }
   if (fastWaiters) {
