@@ -698,9 +698,12 @@ class DevTlb(val p: DevTlbParams) extends Module {
     when(alloc) { st.allocate(allocOH, req.sid, req.iova, demand = true) }
     // `fastWaiters`: the waiter's slot one-hot (the merge's, else the allocated one), registered
     // and written into the waiter in the next cycle
-    val waitSlotOH = if (!st.fastWaiters) mergeOH
+    // (`splitAdded`, `devtlb_full`: the merge vector and the allocation one-hot registered
+    // apart, chosen a cycle later; `waitSlotOH` is then read by nothing)
+    val waitSlotOH = if (!st.fastWaiters || st.splitAdded) mergeOH
       else VecInit((0 until p.slots).map(i => mergeOH(i) || !mergeOH.asUInt.orR && allocOH(i)))
     when(miss) { st.addWaiter(waitSlotOH, req.tag, req.write) }
+    st.noteAdded(mergeOH, allocOH)
   }
   st.mergeInc := VecInit(mergeOH.map(_ && miss))
   st.preload(req.sid, req.iova)

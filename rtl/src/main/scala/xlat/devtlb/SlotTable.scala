@@ -192,9 +192,36 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
   private val frameMem = Option.when(frameRam)(Mem(p.slots, UInt((p.ppnBits + 2).W)))
   private val tagMem = Option.when(frameRam)(Mem(p.waiters, UInt(p.tagBits.W)))
   private val addedOH = if (fastWaiters) RegInit(VecInit(Seq.fill(p.waiters)(false.B))) else null
+  /** `fastWaiters` with the Prefetch Unit (`devtlb_full`, session 30, no cycle change): the new
+    * waiter's slot registered as its parts, the merge vector (`addedMerge`), the allocation
+    * one-hot (`addedAlloc`) and whether the request merged (`addedMerged`), loaded in every
+    * cycle ([[noteAdded]]; read only for a waiter taken in the cycle before, `addedOH`): the
+    * "any merge" OR over every slot was in front of each bit of the combined one-hot
+    * (`fpga/levels.py devtlb_full`: the merge decision -> `addedSlot`, 10.9 weighted levels,
+    * the deepest path after session 29). The readers choose a cycle later: the slot number by
+    * `addedMerged`; the completion's check by the merge vector alone (below, [[complete]]).
+    */
+  val splitAdded: Boolean = fastWaiters && p.prefetch
+  private val addedMerge = Option.when(splitAdded)(Reg(Vec(p.slots, Bool())).suggestName("addedMerge"))
+  /** Bits 1 .. ptbEntries-1 of the allocation one-hot (bit 0 does not enter the number; none
+    * with one demand slot).
+    */
+  private val addedAlloc = Option.when(splitAdded && p.ptbEntries > 1)(Reg(Vec(p.ptbEntries - 1, Bool())).suggestName("addedAlloc"))
+  private def addedAllocNo: UInt = addedAlloc.map(a => OHToUInt(VecInit(false.B +: a))).getOrElse(0.U)
+  private val addedMerged = Option.when(splitAdded)(Reg(Bool()).suggestName("addedMerged"))
   /** Bits 1 .. slots-1 of the new waiter's slot one-hot (bit 0 does not enter its number). */
-  private val addedSlot = if (fastWaiters) Reg(Vec(p.slots - 1, Bool())) else null
-  private def addedSlotNo: UInt = OHToUInt(VecInit(false.B +: addedSlot))
+  private val addedSlot = if (fastWaiters && !splitAdded) Reg(Vec(p.slots - 1, Bool())) else null
+  private def addedSlotNo: UInt =
+    if (splitAdded) Mux(addedMerged.get, OHToUInt(addedMerge.get), addedAllocNo.pad(p.atsTagBits))
+    else OHToUInt(VecInit(false.B +: addedSlot))
+  /** With [[splitAdded]], in every cycle: the merge vector and the free demand slot's one-hot of
+    * the request in respond (what the waiter a miss takes waits for, chosen a cycle later).
+    */
+  def noteAdded(merge: Seq[Bool], alloc: Seq[Bool]): Unit = if (splitAdded) {
+    addedMerge.get := VecInit(merge)
+    addedAlloc.foreach(_ := VecInit(alloc.slice(1, p.ptbEntries)))
+    addedMerged.get := VecInit(merge).asUInt.orR
+  }
   if (fastWaiters) {
     addedOH.foreach(_ := false.B)
     for (j <- 0 until p.waiters) when(addedOH(j)) { waiter(j).slot := addedSlotNo }
@@ -273,7 +300,7 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
   /** A request waits for slot `s` (one-hot); `fresh`: the slot was allocated in this cycle. */
   def addWaiter(s: Seq[Bool], tag: UInt, write: Bool): Unit = {
     val w = freeWaiterOH
-    if (fastWaiters) addedSlot := VecInit(s.drop(1))
+    if (fastWaiters && !splitAdded) addedSlot := VecInit(s.drop(1))
     tagMem.foreach(_.write(OHToUInt(w), tag))
     for (j <- 0 until p.waiters) when(w(j)) {
       wValid(j) := true.B
@@ -319,7 +346,13 @@ class SlotTable(p: DevTlbParams, fast: Boolean = false) {
       // waiters: its encoding and a compare per waiter were in front of every `ready`
       // (`fpga/levels.py devtlb_full`, 11.3 weighted levels, session 25)
       // (slot 0 is the one-hot without a bit among 1 .. slots-1)
-      val addedIs = VecInit((!addedSlot.asUInt.orR +: addedSlot).padTo(1 << i.getWidth, false.B))(i)
+      // With `splitAdded` the merge vector alone: a waiter taken by an allocation waits for a
+      // demand slot that was free in the cycle before, and a completion acting now for it would
+      // have been accepted three cycles ago, when the slot was outstanding, so it could not have
+      // been freed since (`compNow` is false for any other completion of it)
+      val addedIs =
+        if (splitAdded) VecInit(addedMerge.get.padTo(1 << i.getWidth, false.B))(i)
+        else VecInit((!addedSlot.asUInt.orR +: addedSlot).padTo(1 << i.getWidth, false.B))(i)
       for (j <- 0 until p.waiters) when(wValid(j) && Mux(addedOH(j), addedIs, waiter(j).slot === i)) {
         waiter(j).ready := true.B
       }
