@@ -67,8 +67,10 @@
 //   I5  a walk flagged by a covering flush has noFill set
 //   I7  the engine's registered choice: when it serves a slot, its round robin's last grant is
 //       that slot; a lookup turn past its match (phase 1, 2, 3) is on a slot in a lookup state;
-//       the one-hot choice (registered a cycle ahead) is the round robin's on the states now, and
-//       the registered "engine stays on the served slot" is the lookup's phase's (dbg_engOk)
+//       the one-hot choice (registered a cycle ahead) is the round robin's on the states now
+//       without the slots another writer took into an engine state in the cycle before (they
+//       are candidates a cycle later), and the registered "engine stays on the served slot" is
+//       the lookup's phase's (dbg_engOk)
 //   I8  the step engine's registered turn decisions: a slot served by the engine has the decision
 //       of its current registers (dbg_decOk; the RTL registers each slot's decision a cycle
 //       ahead, or after its own turn the decision of the state that turn leads to)
@@ -96,7 +98,7 @@
 //       more than FAIR_K cycles in a row while the matching valid is high
 //   L0  (invariants) outstanding accesses == ids of slots in MemWait, their age == the slot's
 //       stay; a slot waiting for the lock has waited at most as long as the holder has held it
-//   L1  a slot stays in a state at most T cycles (after entering it): engine states 7, issue /
+//   L1  a slot stays in a state at most T cycles (after entering it): engine states 8, issue /
 //       Dirty / Done 2*FAIR_K+1, MemWait FAIR_K, Lock the holder's whole read-modify-write
 //   L2  a walk changes state at most STEP_MAX (84) times before Done: position bound ub_pos
 //   L3  every accepted walk answers: a busy slot's age (cycles since acceptance) is at most
@@ -725,9 +727,11 @@ module walker_fv (
 `ifdef LIVE
   // ================================================================== liveness (prove_live)
   localparam FAIR_K = 2;                     // memory latency bound and longest ready-low run
-  // engine states: the other slot's four-cycle lookup turn (match, select, read, turn), then its
+  // engine states: the cycle a slot another writer (acceptance, memory response, dirty channel)
+  // took there is not yet a candidate of the engine's choice (docs/nested-walker.md, Step engine
+  // timing), then the other slot's four-cycle lookup turn (match, select, read, turn), then its
   // own match, select and read
-  localparam T_ENG  = 7;
+  localparam T_ENG  = 8;
   localparam T_ISS  = 2 * FAIR_K + 1;        // issue / Dirty / Done: the other slot's fire, then own
   localparam T_MW   = FAIR_K;                // MemWait: the memory's answer
   // Lock: the holder's ReadLocked + MemWait + WriteAd + MemWait

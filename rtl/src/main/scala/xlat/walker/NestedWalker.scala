@@ -241,10 +241,12 @@ class NestedWalker(val p: WalkerParams) extends Module {
   private val engineStates = Seq(Start, HostStart, HostEntry, HostLeafDone, GuestEntry, GuestLeafDone)
   private val wantsEngine = VecInit(state.map(st => engineStates.map(_ === st).reduce(_ || _)))
   // The round robin's choice (without hold) is itself a register, computed in the cycle before
-  // from the slots' next states (`nextIn`, below) and the thermometer `last` as the grant of
-  // that cycle leaves it: the same one-hot as a round robin on `wantsEngine` now, so `cur`'s and
-  // the registered key's loads start from a register, not from the slots' states through the
-  // round robin (invariant I7: `dbg_engOk`).
+  // from the slots' registered states (those in an engine state that their turn does not take
+  // out, below) and the thermometer `last` as the grant of that cycle leaves it: the round
+  // robin on `wantsEngine` now without the slots another writer took into an engine state in
+  // the cycle before (they are candidates a cycle later), so `cur`'s and the registered key's
+  // loads start from a register, not from the slots' states through the round robin
+  // (invariant I7: `dbg_engOk`).
   private val engOH = RegInit(VecInit(Seq.fill(W)(false.B)))
   /** The last grant as a thermometer (bit j: j is after it; reset: none granted). */
   private val engAfter = RegInit(VecInit(Seq.fill(W)(false.B)))
@@ -962,15 +964,13 @@ class NestedWalker(val p: WalkerParams) extends Module {
   }
   // (the engine: a slot in an engine state leaves it only by its own turn's state write)
   private val engAfterNext = (0 until W).map(j => Mux(engValid && !held, engThermo(j), engAfter(j)))
-  private def outOfEngine(ws: Seq[(Bool, Data)]): Seq[Bool] =
-    ws.collect { case (c, v) if !engineStates.exists(_.litValue == v.litValue) => c }
   /** Slot i's turn takes it out of the engine states: from its registered decision vector, not
     * the turn's state-write conditions (HostStart's in-range branch leaves whatever the lookup
     * says: each of its outcomes, fault, leaf, guest read or host read, is outside), so the
     * choice ahead does not wait for the selected hits (the same OR as the writes' conditions).
     */
   private def turnLeaves(i: Int): Bool = {
-    val stay = Seq(Br.SGo, Br.GePtr, Br.Gl, Br.HeOk, Br.GeOk)
+    val stay = Seq(Br.SGo, Br.GePtr, Br.Gl, Br.S2Go, Br.HeOk, Br.GeOk)
     goI(i) && anyOf((0 until Br.n).filterNot(stay.contains).map(decR(i)(_)))
   }
   // `held` of the next cycle: a match now is followed by its select, a select by its read (the
@@ -983,11 +983,22 @@ class NestedWalker(val p: WalkerParams) extends Module {
   }
   heldR := matchTurn || selectTurn ||
     (!held && anyOf((0 until W).map(i => engOH(i) && Mux(goI(i), lookAfter(i), lookState(state(i))))))
-  engOH := VecInit(RoundRobin.firstAfter((0 until W).map { i =>
+  // The choice's requests are the slots in an engine state now that do not leave it by their
+  // turn now: a slot that another writer (the acceptance, the memory response, the dirty
+  // channel) takes into an engine state is a candidate from the next cycle, from its registered
+  // state (one cycle per such entry when the engine would have chosen it at once: Step engine
+  // timing, **decided**), so no writer's condition (the response's id compare, the A/D check,
+  // `req_ready`) is in front of `engOH`; the turn's own entries stay in: a slot in an engine
+  // state is written there only by its turn, which keeps it a candidate unless it leaves.
+  engOH := VecInit(RoundRobin.firstAfter((0 until W).map(i => wantsEngine(i) && !turnLeaves(i)), engAfterNext))
+  /** Slot i was taken into an engine state by a writer other than its turn in the cycle before
+    * (invariant I7: such a slot is not among the requests the choice ahead saw). */
+  private def enteredByOther(i: Int): Bool = {
     val turnConds = turnWrites(i).getOrElse(state(i), Seq()).map(_._1)
-    val others = outOfEngine(writes(i)(state(i))).filterNot(c => turnConds.exists(_ eq c))
-    nextIn(i, engineStates, (others :+ turnLeaves(i)).reduce(_ || _))
-  }, engAfterNext))
+    anyOf(writes(i)(state(i)).collect {
+      case (c, v) if engineStates.exists(_.litValue == v.litValue) && !turnConds.exists(_ eq c) => c
+    })
+  }
   respPick((0 until W).map(i => nextIn(i, Seq(Done), respFireOH(i))), io.resp.fire)
   mem((0 until W).map(i => nextIn(i, issueStates, io.mem_req.ready && mem.oneHot(i))), io.mem_req.fire)
   for (i <- 0 until W) slotWrite(i) := nextIn(i, Seq(WriteAd), io.mem_req.ready && mem.oneHot(i))
@@ -1080,7 +1091,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.engSlot := e
     d.engValid := curValid
     d.engAfter := engAfter
-    d.engOk := engOH.asUInt === VecInit(RoundRobin.firstAfter(wantsEngine, engAfter)).asUInt &&
+    val enteredR = (0 until W).map(i => RegNext(enteredByOther(i), false.B))
+    d.engOk := engOH.asUInt === VecInit(RoundRobin.firstAfter((0 until W).map(i => wantsEngine(i) && !enteredR(i)), engAfter)).asUInt &&
       held === (matchTurn || selectTurn || readTurn)
     d.lookPhase := lookPhase
     val fillCache = RegNext(RegNext(MuxCase(0.U, Seq((st === GuestEntry) -> 1.U, (st === HostEntry) -> 2.U, (st === HostLeafDone) -> 3.U))))
