@@ -254,6 +254,15 @@ module babelfish_tlb_chk #(
     .clock(clock),
     .ok(reset || !(lookup_resp_valid && lookup_resp_bits_hit && q_isS[LATENCY-1]) || |explains));
 
+`ifdef XLAT_CHK_STATS
+  // simulation statistic (not reset): responses to S the isolation rule checked, hits among them
+  reg [31:0] stat_sym_resps = 32'd0, stat_sym_hits = 32'd0;
+  always @(posedge clock) if (!reset && lookup_resp_valid && q_isS[LATENCY-1]) begin
+    stat_sym_resps <= stat_sym_resps + 32'd1;
+    if (lookup_resp_bits_hit) stat_sym_hits <= stat_sym_hits + 32'd1;
+  end
+`endif
+
 `ifdef FORMAL
   // the guarded cases of the rules happen (a proof's cover task; docs/checkers.md)
   reg [2:0] cv_stalled;   // {lookup, fill, inval} offered and not taken in the last cycle
