@@ -5,9 +5,9 @@
 //   outputs (OUT_ASSUME): `lookup_resp` is valid exactly LATENCY cycles after each accepted
 //                         lookup (one response per request, none without one); and the
 //                         isolation rule below
-// Isolation, tracked for one symbolic context and page S = {sym_vpn, sym_pcid, sym_ccid}
-// (a proof ties the sym_* inputs to $anyconst, so the rule holds for every S; a simulation to
-// a constant): a hit answering a lookup of S (same vpn, pcid and ccid) returns what a fill gave
+// Isolation, tracked for one symbolic context and page S = {sym_sel_vpn, sym_sel_pcid,
+// sym_sel_ccid} (a proof ties these inputs to $anyconst, so the rule holds for every S; a
+// simulation to a constant, or with SYM_FROM_FILL = 1 takes the first fill's): a hit answering a lookup of S (same vpn, pcid and ccid) returns what a fill gave
 // S's context for a page covering S.vpn, and still in the TLB as far as the ports tell. Per
 // class and size (private, shared, global x 4 KiB, 2 MiB, 1 GiB; the spec's fill keys) the
 // checker keeps the last such fill ("slot"): its 4 KiB frame of S.vpn, pageSize, permissions,
@@ -37,6 +37,7 @@ module babelfish_tlb_chk #(
   parameter VMID_BITS   = 0,
   parameter SHARING     = 1,
   parameter LATENCY     = 4,
+  parameter SYM_FROM_FILL = 0,   // 1: S is the first fill's {vpn, pcid, ccid} after reset
   parameter IN_ASSUME   = 1,
   parameter OUT_ASSUME  = 0
 ) (
@@ -87,13 +88,39 @@ module babelfish_tlb_chk #(
   input wire [PCID_BITS-1:0]   inval_bits_pcid,
   input wire [CCID_BITS-1:0]   inval_bits_ccid,
   // the tracked context and page (free constants: $anyconst in a proof)
-  input wire [VPN_BITS-1:0]    sym_vpn,
-  input wire [PCID_BITS-1:0]   sym_pcid,
-  input wire [CCID_BITS-1:0]   sym_ccid
+  input wire [VPN_BITS-1:0]    sym_sel_vpn,
+  input wire [PCID_BITS-1:0]   sym_sel_pcid,
+  input wire [CCID_BITS-1:0]   sym_sel_ccid
 );
   generate
     if (VMID_BITS != 0) begin : g_err_vmid
       $error("babelfish_tlb_chk: configurations with a VMID tag are not covered (docs/checkers.md)");
+    end
+  endgenerate
+
+  // ------------------------------------------------------------------ the tracked S
+  // SYM_FROM_FILL = 1 (a simulation that wants S looked up often): S is latched from the first
+  // fill accepted after reset, and that fill already counts for S. Sound as the constant form:
+  // the slots start empty at reset and no fill came before the one that chose S.
+  wire [VPN_BITS-1:0]  sym_vpn;
+  wire [PCID_BITS-1:0] sym_pcid;
+  wire [CCID_BITS-1:0] sym_ccid;
+  generate
+    if (SYM_FROM_FILL != 0) begin : g_sym_fill
+      reg                 chosen;
+      reg [VPN_BITS-1:0]  q_vpn;
+      reg [PCID_BITS-1:0] q_pcid;
+      reg [CCID_BITS-1:0] q_ccid;
+      always @(posedge clock) begin
+        if (reset) chosen <= 1'b0;
+        else if (fill_valid && fill_ready) chosen <= 1'b1;
+        if (!chosen) {q_vpn, q_pcid, q_ccid} <= {fill_bits_vpn, fill_bits_pcid, fill_bits_ccid};
+      end
+      assign {sym_vpn, sym_pcid, sym_ccid} = chosen ? {q_vpn, q_pcid, q_ccid}
+                                           : {fill_bits_vpn, fill_bits_pcid, fill_bits_ccid};
+      wire unused_sel = ^{sym_sel_vpn, sym_sel_pcid, sym_sel_ccid};
+    end else begin : g_sym_in
+      assign {sym_vpn, sym_pcid, sym_ccid} = {sym_sel_vpn, sym_sel_pcid, sym_sel_ccid};
     end
   endgenerate
 

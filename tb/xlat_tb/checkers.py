@@ -23,12 +23,49 @@ def _bf(m: Manifest) -> dict:
             "VMID_BITS": p["vmidBits"], "SHARING": int(p["sharing"]), "LATENCY": p["latency"]}
 
 
-# Verilog module -> (checker module, parameters from the manifest, extra inputs {name: width})
+def _fields(m: Manifest, channel: str, but: tuple[str, ...] = ()) -> list[str]:
+    """The ``<channel>_bits_*`` ports of ``m`` but ``but``, in manifest order."""
+    return [f"{channel}_bits_{f}" for f in m.channel_fields(channel) if f not in but]
+
+
+# Per checker: (module, parameters from port widths {param: port}, payload inputs
+# {checker port: (channel, fields left out)}, other parameters from the manifest)
+_MEM = {"MID_BITS": "mem_req_bits_id", "ADDR_BITS": "mem_req_bits_addr"}
 CHECKERS = {
-    "BabelFishTlb": ("babelfish_tlb_chk", _bf,
-                     lambda m: {"sym_vpn": m.params["vpnBits"], "sym_pcid": m.params["pcidBits"],
-                                "sym_ccid": m.params["ccidBits"]}),
+    "BabelFishTlb": ("babelfish_tlb_chk", {}, {}, _bf),
+    "NestedWalker": ("nested_walker_chk", {"ID_BITS": "req_bits_id", **_MEM},
+                     {"req_payload": ("req", ("id",)), "resp_payload": ("resp", ("id",)),
+                      "dirty_payload": ("dirty", ()), "flush_payload": ("flush", ())}, None),
+    "PmlLogger": ("pml_logger_chk", dict(_MEM),
+                  {"dirty_payload": ("dirty", ()), "exit_payload": ("exit", ()),
+                   "guestIrq_payload": ("guestIrq", ())}, None),
+    "DevTlb": ("devtlb_chk", {"TAG_BITS": "req_bits_tag", "ATS_TAG_BITS": "ats_req_bits_tag"},
+               {"req_payload": ("req", ("tag",)), "resp_payload": ("resp", ("tag",)),
+                "ats_req_payload": ("ats_req", ("tag",)),
+                "ats_resp_payload": ("ats_resp", ("tag",)), "inval_payload": ("inval", ())},
+               None),
+    "PerforatedL2Tlb": ("perforated_l2tlb_chk", {"ID_BITS": "req_bits_id", **_MEM},
+                        {"req_payload": ("req", ("id",)), "resp_payload": ("resp", ("id",)),
+                         "inval_payload": ("inval", ())}, None),
+    "XlatMmu": ("xlat_mmu_chk", {"ID_BITS": "req_bits_id", **_MEM},
+                {"req_payload": ("req", ("id",)), "resp_payload": ("resp", ("id",)),
+                 "fence_payload": ("fence", ()), "exit_payload": ("exit", ()),
+                 "guestIrq_payload": ("guestIrq", ())}, None),
 }
+# the width parameter of each payload input: REQ_BITS for req_payload, ...
+_PAYLOAD_PARAM = {"req_payload": "REQ_BITS", "resp_payload": "RESP_BITS",
+                  "dirty_payload": "DIRTY_BITS", "flush_payload": "FLUSH_BITS",
+                  "exit_payload": "EXIT_BITS", "guestIrq_payload": "IRQ_BITS",
+                  "ats_req_payload": "ATS_REQ_BITS", "ats_resp_payload": "ATS_RESP_BITS",
+                  "inval_payload": "INVAL_BITS", "fence_payload": "FENCE_BITS"}
+# the tracked context and page of BabelFishTlb's isolation rule: {input: manifest param}
+SYM_INPUTS = {"BabelFishTlb": {"sym_sel_vpn": "vpnBits", "sym_sel_pcid": "pcidBits",
+                               "sym_sel_ccid": "ccidBits"}}
+
+
+def payloads(m: Manifest) -> dict[str, list[str]]:
+    """{checker input: the block's ports it concatenates, MSB first}."""
+    return {k: _fields(m, ch, but) for k, (ch, but) in CHECKERS[m.module][2].items()}
 
 
 def checker_of(m: Manifest) -> str:
@@ -40,30 +77,75 @@ def sources(m: Manifest) -> list[Path]:
     return [CHECKER_DIR / f for f in COMMON] + [CHECKER_DIR / f"{checker_of(m)}.sv"]
 
 
-def params(m: Manifest, *, in_assume: int = 1, out_assume: int = 0) -> dict:
-    name, fn, _ = CHECKERS[m.module]
-    return {**fn(m), "IN_ASSUME": in_assume, "OUT_ASSUME": out_assume}
+def params(m: Manifest, *, in_assume: int = 1, out_assume: int = 0, more: dict | None = None) -> dict:
+    """The checker's parameters for ``m``'s configuration (IN_ASSUME / OUT_ASSUME: the sides;
+    ``more``: other parameters, e.g. BabelFishTlb's SYM_FROM_FILL)."""
+    _, widths, _, other = CHECKERS[m.module]
+    ps = {k: m.width(port) for k, port in widths.items()}
+    for k, ports in payloads(m).items():
+        ps[_PAYLOAD_PARAM[k]] = sum(m.width(p) for p in ports)
+    if other is not None:
+        ps.update(other(m))
+    return {**ps, **(more or {}), "IN_ASSUME": in_assume, "OUT_ASSUME": out_assume}
 
 
 def _param_list(ps: dict) -> str:
     return ", ".join(f".{k}({v})" for k, v in ps.items())
 
 
-def bind_text(m: Manifest, extra: dict[str, int] | None = None, *, target: str | None = None,
+def bind_text(m: Manifest, sym: dict[str, int] | None = None, *, target: str | None = None,
               instance: str = "xlat_chk", **modes) -> str:
     """A `bind` of ``m``'s checker into every instance of ``target`` (default: the block's
-    module): ports by name (`.*`), the extra inputs (e.g. the symbolic context) as constants."""
+    module): ports of the same name by `.*`, each payload input as the concatenation of its
+    channel's fields, the tracked context (``sym``, BabelFishTlb) as constants."""
     ps = params(m, **modes)
-    widths = CHECKERS[m.module][2](m)
-    conns = "".join(f", .{n}({widths[n]}'d{v})" for n, v in (extra or {}).items())
+    conns = [f".{k}({{{', '.join(v)}}})" for k, v in payloads(m).items()]
+    widths = {k: m.params[p] for k, p in SYM_INPUTS.get(m.module, {}).items()}
+    conns += [f".{n}({widths[n]}'d{v})" for n, v in (sym or {}).items()]
+    tail = "".join(",\n    " + c for c in conns)
     return (f"bind {target or m.module} {checker_of(m)} #({_param_list(ps)})\n"
-            f"  {instance} (.*{conns});\n")
+            f"  {instance} (.*{tail});\n")
 
 
-def instance_text(m: Manifest, connect: dict[str, str], *, instance: str = "xlat_chk",
-                  **modes) -> str:
-    """The same checker instantiated beside the block, every port connected as ``connect``
-    maps the checker's port names to the user's signals (Yosys: no `bind`)."""
+def instance_text(m: Manifest, prefix: str = "", sym: dict[str, str] | None = None, *,
+                  instance: str = "xlat_chk", **modes) -> str:
+    """The same checker instantiated beside the block (Yosys has no `bind`): every port
+    connected to the user's signal named ``prefix`` + the block's port name (clock and reset
+    as they are); ``sym`` maps the
+    tracked context's inputs to the user's signals."""
     ps = params(m, **modes)
-    body = ",\n".join(f"    .{p}({s})" for p, s in connect.items())
-    return f"  {checker_of(m)} #({_param_list(ps)}) {instance} (\n{body}\n  );\n"
+    pays = payloads(m)
+    names = _checker_ports(m)
+    conns = []
+    for n in names:
+        if n in pays:
+            conns.append(f".{n}({{{', '.join(prefix + p for p in pays[n])}}})")
+        elif n in SYM_INPUTS.get(m.module, {}):
+            conns.append(f".{n}({(sym or {})[n]})")
+        elif n in ("clock", "reset"):
+            conns.append(f".{n}({n})")
+        else:
+            conns.append(f".{n}({prefix}{n})")
+    body = ",\n    ".join(conns)
+    return f"  {checker_of(m)} #({_param_list(ps)}) {instance} (\n    {body}\n  );\n"
+
+
+def _checker_ports(m: Manifest) -> list[str]:
+    """The checker module's port names, in declaration order (read from its source)."""
+    import re
+
+    text = (CHECKER_DIR / f"{checker_of(m)}.sv").read_text()
+    head = text[text.index(f"module {checker_of(m)}"):]
+    head = head[head.index(") (") + 3:head.index(");")]
+    return re.findall(r"input\s+wire\s+(?:\[[^\]]*\]\s*)?(\w+)", head)
+
+
+if __name__ == "__main__":
+    # python -m xlat_tb.checkers CONFIG [PREFIX]: the bind statement (and, with PREFIX, the
+    # instantiation over signals PREFIX<port>) of CONFIG's checker, for a user to paste
+    import sys
+
+    from .manifest import load_manifest
+
+    man = load_manifest(sys.argv[1])
+    print(bind_text(man) if len(sys.argv) < 3 else instance_text(man, sys.argv[2]), end="")
