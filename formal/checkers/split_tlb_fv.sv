@@ -55,7 +55,7 @@ module split_tlb_fv (
     .clock(clock), .reset(reset), .valid(lookup_valid), .ready(lookup_ready),
     .payload({lookup_side, lookup_vpn, lookup_pcid, lookup_ccid, lookup_pcIdx, lookup_pcIdxValid,
               lookup_cmd, lookup_user}));
-  xlat_chk_channel #(.W(V + PP + PI + CI + PB + 11), .ASSUME(1)) e_fill (
+  xlat_chk_channel #(.W(V + PP + PI + CI + PB + 10), .ASSUME(1)) e_fill (
     .clock(clock), .reset(reset), .valid(fill_valid), .ready(fill_ready),
     .payload({fill_side, fill_vpn, fill_ppn, fill_pageSize, fill_perm, fill_dirty, fill_global,
               fill_pcid, fill_ccid, fill_own, fill_pc}));

@@ -4,6 +4,7 @@ test_checkers.py builds the design with the `bind` and `--assert`).
 * ``test_random_bound``: BabelFishTlb's own random test (tb/babelfish, checked against the
   reference model) with babelfish_tlb_chk bound: no rule fires on a correct block under random
   traffic (the log line "checker: ..." says how often the isolation rule's S was answered).
+* ``test_block_random_bound``: the same for any block (XLAT_CHK_BLOCK names tb/<block>).
 * ``test_isolation_directed``: S looked up while a private entry, a shared entry of its group
   and a PC-bit rejection answer it; the checker (XLAT_CHK_STATS) must have checked those hits.
 * ``test_fill_held`` / ``test_fill_changed_while_stalled``: a fill offered in the write shadow
@@ -13,6 +14,9 @@ test_checkers.py builds the design with the `bind` and `--assert`).
 """
 
 from __future__ import annotations
+
+import importlib
+import os
 
 import cocotb
 from cocotb.clock import Clock
@@ -31,6 +35,14 @@ async def test_random_bound(dut):
     await test_random.func(dut)
     resps, hits = _stats(dut)
     dut._log.info("checker: %d responses to the tracked context and page, %d hits", resps, hits)
+
+
+@cocotb.test()
+async def test_block_random_bound(dut):
+    """The random test of tb/<XLAT_CHK_BLOCK> with that block's checker bound (every rule
+    asserted): a correct block under its own random traffic fires no rule."""
+    block = os.environ["XLAT_CHK_BLOCK"]
+    await importlib.import_module(f"{block}.tests_random").test_random.func(dut)
 
 
 async def _reset(dut):

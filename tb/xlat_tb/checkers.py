@@ -97,11 +97,13 @@ def bind_text(m: Manifest, sym: dict[str, int] | None = None, *, target: str | N
               instance: str = "xlat_chk", **modes) -> str:
     """A `bind` of ``m``'s checker into every instance of ``target`` (default: the block's
     module): ports of the same name by `.*`, each payload input as the concatenation of its
-    channel's fields, the tracked context (``sym``, BabelFishTlb) as constants."""
+    channel's fields, the tracked context (``sym``, BabelFishTlb; 0 where not given) as
+    constants."""
     ps = params(m, **modes)
     conns = [f".{k}({{{', '.join(v)}}})" for k, v in payloads(m).items()]
     widths = {k: m.params[p] for k, p in SYM_INPUTS.get(m.module, {}).items()}
-    conns += [f".{n}({widths[n]}'d{v})" for n, v in (sym or {}).items()]
+    sym = {n: (sym or {}).get(n, 0) for n in widths}     # a constant S (default 0)
+    conns += [f".{n}({widths[n]}'d{v})" for n, v in sym.items()]
     tail = "".join(",\n    " + c for c in conns)
     return (f"bind {target or m.module} {checker_of(m)} #({_param_list(ps)})\n"
             f"  {instance} (.*{tail});\n")
