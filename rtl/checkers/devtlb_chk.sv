@@ -25,14 +25,7 @@ module devtlb_chk #(
 ) (
   input wire                     clock,
   input wire                     reset,
-  input wire                     req_valid,
-  input wire                     req_ready,
-  input wire [TAG_BITS-1:0]      req_bits_tag,
-  input wire [REQ_BITS-1:0]      req_payload,       // connect {req_bits_*} but tag
-  input wire                     resp_valid,
-  input wire                     resp_ready,
-  input wire [TAG_BITS-1:0]      resp_bits_tag,
-  input wire [RESP_BITS-1:0]     resp_payload,      // connect {resp_bits_*} but tag
+  `XLAT_CHK_REQRESP_PORTS(tag, TAG_BITS)   // req / resp: payload = every field but tag
   input wire                     ats_req_valid,
   input wire                     ats_req_ready,
   input wire [ATS_TAG_BITS-1:0]  ats_req_bits_tag,
@@ -46,24 +39,20 @@ module devtlb_chk #(
   input wire [INVAL_BITS-1:0]    inval_payload,     // connect {inval_bits_*}
   input wire                     invalDone
 );
-  xlat_chk_channel #(.W(TAG_BITS + REQ_BITS), .ASSUME(IN_ASSUME)) c_req (
-    .clock(clock), .reset(reset), .valid(req_valid), .ready(req_ready),
-    .payload({req_bits_tag, req_payload}));
   xlat_chk_channel #(.W(ATS_TAG_BITS + ATS_RESP_BITS), .ASSUME(IN_ASSUME)) c_ats_resp (
     .clock(clock), .reset(reset), .valid(ats_resp_valid), .ready(ats_resp_ready),
     .payload({ats_resp_bits_tag, ats_resp_payload}));
   xlat_chk_channel #(.W(INVAL_BITS), .ASSUME(IN_ASSUME)) c_inval (
     .clock(clock), .reset(reset), .valid(inval_valid), .ready(inval_ready), .payload(inval_payload));
-  xlat_chk_channel #(.W(TAG_BITS + RESP_BITS), .ASSUME(OUT_ASSUME)) c_resp (
-    .clock(clock), .reset(reset), .valid(resp_valid), .ready(resp_ready),
-    .payload({resp_bits_tag, resp_payload}));
+  xlat_chk_reqresp #(.IDW(TAG_BITS), .REQ_W(REQ_BITS), .RESP_W(RESP_BITS), .CW(CW), .UNIQUE(0),
+                     .IN_ASSUME(IN_ASSUME), .OUT_ASSUME(OUT_ASSUME)) i_req (
+    .clock(clock), .reset(reset), .req_valid(req_valid), .req_ready(req_ready),
+    .req_id(req_bits_tag), .req_payload(req_payload), .resp_valid(resp_valid),
+    .resp_ready(resp_ready), .resp_id(resp_bits_tag), .resp_payload(resp_payload));
   xlat_chk_channel #(.W(ATS_TAG_BITS + ATS_REQ_BITS), .ASSUME(OUT_ASSUME)) c_ats_req (
     .clock(clock), .reset(reset), .valid(ats_req_valid), .ready(ats_req_ready),
     .payload({ats_req_bits_tag, ats_req_payload}));
 
-  xlat_chk_ids #(.IDW(TAG_BITS), .CW(CW), .UNIQUE(0), .RSP_ASSUME(OUT_ASSUME)) i_req (
-    .clock(clock), .reset(reset), .req_fire(req_valid && req_ready), .req_id(req_bits_tag),
-    .rsp_valid(resp_valid), .rsp_fire(resp_valid && resp_ready), .rsp_id(resp_bits_tag));
   xlat_chk_ids #(.IDW(ATS_TAG_BITS), .CW(CW), .UNIQUE(0), .RSP_ASSUME(IN_ASSUME)) i_ats (
     .clock(clock), .reset(reset), .req_fire(ats_req_valid && ats_req_ready),
     .req_id(ats_req_bits_tag), .rsp_valid(ats_resp_valid),

@@ -13,7 +13,8 @@ from .paths import REPO
 
 CHECKER_DIR = REPO / "rtl" / "checkers"
 # the shared rule modules, then each block's checker (compile order)
-COMMON = ["xlat_chk_rule.sv", "xlat_chk_channel.sv", "xlat_chk_latency.sv", "xlat_chk_ids.sv"]
+COMMON = ["xlat_chk_rule.sv", "xlat_chk_channel.sv", "xlat_chk_latency.sv", "xlat_chk_ids.sv",
+          "xlat_chk_reqresp.sv", "xlat_chk_mem.sv", "xlat_chk_pml_io.sv"]
 
 
 def _bf(m: Manifest) -> dict:
@@ -133,13 +134,30 @@ def instance_text(m: Manifest, prefix: str = "", sym: dict[str, str] | None = No
 
 
 def _checker_ports(m: Manifest) -> list[str]:
-    """The checker module's port names, in declaration order (read from its source)."""
+    """The checker module's port names, in declaration order (read from its source; the port-list
+    macros of the shared files, e.g. `XLAT_CHK_MEM_PORTS, expanded)."""
     import re
+
+    macros = {}
+    for f in COMMON:
+        for name, args, body in re.findall(r"`define (XLAT_CHK_\w+)(?:\((\w+)[^)]*\))? \\\n(.*?)\n\n",
+                                           (CHECKER_DIR / f).read_text(), re.S):
+            macros[name] = (args, body)
+
+    def names(text: str) -> list[str]:
+        out = []
+        for line in text.splitlines():
+            use = re.match(r"\s*`(XLAT_CHK_\w+)(?:\((\w+)[^)]*\))?", line)
+            if use:
+                arg, body = macros[use.group(1)]
+                out += names(body.replace(f"``{arg}", use.group(2)) if arg else body)
+                continue
+            out += re.findall(r"input\s+wire\s+(?:\[[^\]]*\]\s*)?(\w+)", line)
+        return out
 
     text = (CHECKER_DIR / f"{checker_of(m)}.sv").read_text()
     head = text[text.index(f"module {checker_of(m)}"):]
-    head = head[head.index(") (") + 3:head.index(");")]
-    return re.findall(r"input\s+wire\s+(?:\[[^\]]*\]\s*)?(\w+)", head)
+    return names(head[head.index(") (") + 3:head.index(");")])
 
 
 if __name__ == "__main__":
