@@ -15,9 +15,10 @@ from xlat_tb.paths import REPO, SIM_BUILD
 from xlat_tb.verilator import verilator_env
 
 WAIVERS = REPO / "rtl" / "lint" / "waivers.vlt"
-# one configuration per block (the smallest: a short lint)
-CONFIGS = ["babelfish_formal", "walker_formal", "pml_formal", "devtlb_formal",
-           "perforated_formal", "mmu_formal"]
+# one configuration per block (the smallest: a short lint); the three largest RTLs (3-8 s of
+# lint each) run in make soak
+CONFIGS = ["babelfish_formal", "pml_formal", "devtlb_formal"]
+EXTENDED = ["walker_formal", "perforated_formal", "mmu_formal"]
 
 
 def _lint(files, top):
@@ -27,7 +28,8 @@ def _lint(files, top):
     assert r.returncode == 0, f"lint of {top}:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}"
 
 
-@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("config", CONFIGS + [pytest.param(c, marks=pytest.mark.extended)
+                                              for c in EXTENDED])
 def test_checker_bound(config):
     if not available(config):
         pytest.skip(f"{config} not generated (make)")
