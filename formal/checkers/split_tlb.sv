@@ -115,13 +115,27 @@ module split_tlb #(
     end
   end
 
-`define SPLIT_TLB_PORTS(t) \
-    .clock(clock), .reset(reset), \
+// the request side of TLB t (what this design drives into it): the lookup, fill and
+// invalidation channels, shared by the TLB's instance and its checker
+`define SPLIT_TLB_REQ(t) \
     .lookup_req_valid(t``_lookup_req_valid), .lookup_req_ready(t``_lookup_req_ready), \
     .lookup_req_bits_vpn(lookup_vpn), .lookup_req_bits_pcid(lookup_pcid), \
     .lookup_req_bits_ccid(lookup_ccid), .lookup_req_bits_pcIdx(lookup_pcIdx), \
     .lookup_req_bits_pcIdxValid(lookup_pcIdxValid), .lookup_req_bits_cmd(lookup_cmd), \
-    .lookup_req_bits_user(lookup_user), \
+    .lookup_req_bits_user(lookup_user)
+`define SPLIT_TLB_OPS(t) \
+    .fill_valid(t``_fill_valid), .fill_ready(t``_fill_ready), \
+    .fill_bits_vpn(fill_vpn), .fill_bits_ppn(fill_ppn), .fill_bits_pageSize(fill_pageSize), \
+    .fill_bits_perm_r(fill_perm[3]), .fill_bits_perm_w(fill_perm[2]), \
+    .fill_bits_perm_x(fill_perm[1]), .fill_bits_perm_u(fill_perm[0]), \
+    .fill_bits_dirty(fill_dirty), .fill_bits_global(fill_global), .fill_bits_pcid(fill_pcid), \
+    .fill_bits_ccid(fill_ccid), .fill_bits_own(fill_own), .fill_bits_pc(fill_pc), \
+    .inval_valid(t``_inval_valid), .inval_ready(t``_inval_ready), .inval_bits_kind(inval_kind), \
+    .inval_bits_vpn(inval_vpn), .inval_bits_pcid(inval_pcid), .inval_bits_ccid(inval_ccid)
+
+`define SPLIT_TLB_PORTS(t) \
+    .clock(clock), .reset(reset), \
+    `SPLIT_TLB_REQ(t), \
     .lookup_resp_valid(t``_lookup_resp_valid), .lookup_resp_bits_hit(t``_lookup_resp_bits_hit), \
     .lookup_resp_bits_ppn(t``_lookup_resp_bits_ppn), \
     .lookup_resp_bits_pageSize(t``_lookup_resp_bits_pageSize), \
@@ -133,14 +147,7 @@ module split_tlb #(
     .lookup_resp_bits_shared(t``_lookup_resp_bits_shared), \
     .lookup_resp_bits_crossHit(t``_lookup_resp_bits_crossHit), \
     .lookup_resp_bits_permFault(t``_lookup_resp_bits_permFault), \
-    .fill_valid(t``_fill_valid), .fill_ready(t``_fill_ready), \
-    .fill_bits_vpn(fill_vpn), .fill_bits_ppn(fill_ppn), .fill_bits_pageSize(fill_pageSize), \
-    .fill_bits_perm_r(fill_perm[3]), .fill_bits_perm_w(fill_perm[2]), \
-    .fill_bits_perm_x(fill_perm[1]), .fill_bits_perm_u(fill_perm[0]), \
-    .fill_bits_dirty(fill_dirty), .fill_bits_global(fill_global), .fill_bits_pcid(fill_pcid), \
-    .fill_bits_ccid(fill_ccid), .fill_bits_own(fill_own), .fill_bits_pc(fill_pc), \
-    .inval_valid(t``_inval_valid), .inval_ready(t``_inval_ready), .inval_bits_kind(inval_kind), \
-    .inval_bits_vpn(inval_vpn), .inval_bits_pcid(inval_pcid), .inval_bits_ccid(inval_ccid)
+    `SPLIT_TLB_OPS(t)
 
   itlb_BabelFishTlb itlb (`SPLIT_TLB_PORTS(i));
   dtlb_BabelFishTlb dtlb (`SPLIT_TLB_PORTS(d));
@@ -184,25 +191,14 @@ module split_tlb #(
     .IN_ASSUME(CHK_IN_ASSUME), .OUT_ASSUME(CHK_OUT_ASSUME) \
   ) t``_chk ( \
     .clock(clock), .reset(reset), \
-    .lookup_req_valid(t``_lookup_req_valid), .lookup_req_ready(t``_lookup_req_ready), \
-    .lookup_req_bits_vpn(lookup_vpn), .lookup_req_bits_pcid(lookup_pcid), \
-    .lookup_req_bits_ccid(lookup_ccid), .lookup_req_bits_pcIdx(lookup_pcIdx), \
-    .lookup_req_bits_pcIdxValid(lookup_pcIdxValid), .lookup_req_bits_cmd(lookup_cmd), \
-    .lookup_req_bits_user(lookup_user), \
+    `SPLIT_TLB_REQ(t), \
     .lookup_resp_valid(o``_valid_w), .lookup_resp_bits_hit(o``_hit_w), \
     .lookup_resp_bits_ppn(o``_ppn_w), .lookup_resp_bits_pageSize(o``_size_w), \
     .lookup_resp_bits_perm_r(o``_perm_w[4]), .lookup_resp_bits_perm_w(o``_perm_w[3]), \
     .lookup_resp_bits_perm_x(o``_perm_w[2]), .lookup_resp_bits_perm_u(o``_perm_w[1]), \
     .lookup_resp_bits_dirty(o``_perm_w[0]), .lookup_resp_bits_shared(o``_shared_w), \
     .lookup_resp_bits_crossHit(o``_cross_w), \
-    .fill_valid(t``_fill_valid), .fill_ready(t``_fill_ready), \
-    .fill_bits_vpn(fill_vpn), .fill_bits_ppn(fill_ppn), .fill_bits_pageSize(fill_pageSize), \
-    .fill_bits_perm_r(fill_perm[3]), .fill_bits_perm_w(fill_perm[2]), \
-    .fill_bits_perm_x(fill_perm[1]), .fill_bits_perm_u(fill_perm[0]), \
-    .fill_bits_dirty(fill_dirty), .fill_bits_global(fill_global), .fill_bits_pcid(fill_pcid), \
-    .fill_bits_ccid(fill_ccid), .fill_bits_own(fill_own), .fill_bits_pc(fill_pc), \
-    .inval_valid(t``_inval_valid), .inval_ready(t``_inval_ready), .inval_bits_kind(inval_kind), \
-    .inval_bits_vpn(inval_vpn), .inval_bits_pcid(inval_pcid), .inval_bits_ccid(inval_ccid), \
+    `SPLIT_TLB_OPS(t), \
     .sym_sel_vpn(sym_``t``_vpn), .sym_sel_pcid(sym_``t``_pcid), .sym_sel_ccid(sym_``t``_ccid))
   `SPLIT_TLB_CHK(i, ir);
   `SPLIT_TLB_CHK(d, dr);

@@ -44,11 +44,7 @@ module devtlb_chk #(
     .payload({ats_resp_bits_tag, ats_resp_payload}));
   xlat_chk_channel #(.W(INVAL_BITS), .ASSUME(IN_ASSUME)) c_inval (
     .clock(clock), .reset(reset), .valid(inval_valid), .ready(inval_ready), .payload(inval_payload));
-  xlat_chk_reqresp #(.IDW(TAG_BITS), .REQ_W(REQ_BITS), .RESP_W(RESP_BITS), .CW(CW), .UNIQUE(0),
-                     .IN_ASSUME(IN_ASSUME), .OUT_ASSUME(OUT_ASSUME)) i_req (
-    .clock(clock), .reset(reset), .req_valid(req_valid), .req_ready(req_ready),
-    .req_id(req_bits_tag), .req_payload(req_payload), .resp_valid(resp_valid),
-    .resp_ready(resp_ready), .resp_id(resp_bits_tag), .resp_payload(resp_payload));
+  `XLAT_CHK_REQRESP(i_req, tag, TAG_BITS, CW, 0)
   xlat_chk_channel #(.W(ATS_TAG_BITS + ATS_REQ_BITS), .ASSUME(OUT_ASSUME)) c_ats_req (
     .clock(clock), .reset(reset), .valid(ats_req_valid), .ready(ats_req_ready),
     .payload({ats_req_bits_tag, ats_req_payload}));

@@ -35,11 +35,7 @@ module nested_walker_chk #(
 );
   xlat_chk_channel #(.W(FLUSH_BITS), .ASSUME(IN_ASSUME)) c_flush (
     .clock(clock), .reset(reset), .valid(flush_valid), .ready(flush_ready), .payload(flush_payload));
-  xlat_chk_reqresp #(.IDW(ID_BITS), .REQ_W(REQ_BITS), .RESP_W(RESP_BITS), .CW(1), .UNIQUE(1),
-                     .IN_ASSUME(IN_ASSUME), .OUT_ASSUME(OUT_ASSUME)) i_walk (
-    .clock(clock), .reset(reset), .req_valid(req_valid), .req_ready(req_ready),
-    .req_id(req_bits_id), .req_payload(req_payload), .resp_valid(resp_valid),
-    .resp_ready(resp_ready), .resp_id(resp_bits_id), .resp_payload(resp_payload));
+  `XLAT_CHK_REQRESP(i_walk, id, ID_BITS, 1, 1)
   xlat_chk_mem #(.MID_BITS(MID_BITS), .ADDR_BITS(ADDR_BITS), .IN_ASSUME(IN_ASSUME),
                  .OUT_ASSUME(OUT_ASSUME)) m_mem (.*);
   xlat_chk_channel #(.W(DIRTY_BITS), .ASSUME(OUT_ASSUME)) c_dirty (

@@ -35,11 +35,7 @@ module perforated_l2tlb_chk #(
 );
   xlat_chk_channel #(.W(INVAL_BITS), .ASSUME(IN_ASSUME)) c_inval (
     .clock(clock), .reset(reset), .valid(inval_valid), .ready(inval_ready), .payload(inval_payload));
-  xlat_chk_reqresp #(.IDW(ID_BITS), .REQ_W(REQ_BITS), .RESP_W(RESP_BITS), .CW(CW), .UNIQUE(0),
-                     .IN_ASSUME(IN_ASSUME), .OUT_ASSUME(OUT_ASSUME)) i_req (
-    .clock(clock), .reset(reset), .req_valid(req_valid), .req_ready(req_ready),
-    .req_id(req_bits_id), .req_payload(req_payload), .resp_valid(resp_valid),
-    .resp_ready(resp_ready), .resp_id(resp_bits_id), .resp_payload(resp_payload));
+  `XLAT_CHK_REQRESP(i_req, id, ID_BITS, CW, 0)
   xlat_chk_mem #(.MID_BITS(MID_BITS), .ADDR_BITS(ADDR_BITS), .IN_ASSUME(IN_ASSUME),
                  .OUT_ASSUME(OUT_ASSUME)) m_mem (.*);
 

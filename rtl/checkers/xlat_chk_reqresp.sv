@@ -5,7 +5,8 @@
 // an id not in flight). `*_payload` is every other field of the channel.
 // XLAT_CHK_REQRESP_PORTS(id, IDW) is a block checker's port list for such a pair, with the
 // block's names (`req_bits_<id>`, `resp_bits_<id>`) and the payload inputs `req_payload`,
-// `resp_payload` (REQ_BITS, RESP_BITS: the including module's parameters).
+// `resp_payload` (REQ_BITS, RESP_BITS: the including module's parameters);
+// XLAT_CHK_REQRESP(...) this module's instance over them.
 `default_nettype none
 
 `define XLAT_CHK_REQRESP_PORTS(id, IDW) \
@@ -17,6 +18,14 @@
   input wire                 resp_ready, \
   input wire [IDW-1:0]       resp_bits_``id, \
   input wire [RESP_BITS-1:0] resp_payload,
+
+// ... and the instance `name` of this module over those ports (cw, uniq: CW, UNIQUE below)
+`define XLAT_CHK_REQRESP(name, id, idw, cw, uniq) \
+  xlat_chk_reqresp #(.IDW(idw), .REQ_W(REQ_BITS), .RESP_W(RESP_BITS), .CW(cw), .UNIQUE(uniq), \
+                     .IN_ASSUME(IN_ASSUME), .OUT_ASSUME(OUT_ASSUME)) name ( \
+    .clock(clock), .reset(reset), .req_valid(req_valid), .req_ready(req_ready), \
+    .req_id(req_bits_``id), .req_payload(req_payload), .resp_valid(resp_valid), \
+    .resp_ready(resp_ready), .resp_id(resp_bits_``id), .resp_payload(resp_payload));
 
 module xlat_chk_reqresp #(
   parameter IDW        = 4,
