@@ -37,7 +37,8 @@ module babelfish_tlb_chk #(
   parameter VMID_BITS   = 0,
   parameter SHARING     = 1,
   parameter LATENCY     = 4,
-  parameter SYM_FROM_FILL = 0,   // 1: S is the first fill's {vpn, pcid, ccid} after reset
+  parameter SYM_FROM_FILL = 0,   // 1: S is the first fill's {vpn, pcid, ccid} after reset or
+                                 // an invalidation of everything
   parameter IN_ASSUME   = 1,
   parameter OUT_ASSUME  = 0
 ) (
@@ -98,10 +99,18 @@ module babelfish_tlb_chk #(
     end
   endgenerate
 
+  wire lookup_fire = !reset && lookup_req_valid && lookup_req_ready;
+  wire fill_fire   = !reset && fill_valid && fill_ready;
+  wire inval_fire  = !reset && inval_valid && inval_ready;
+  // kinds that remove every entry (0; 6 and 7 are treated as 0 without a VMID tag)
+  wire inval_all   = inval_bits_kind == 3'd0 || inval_bits_kind[2:1] == 2'b11;
+
   // ------------------------------------------------------------------ the tracked S
   // SYM_FROM_FILL = 1 (a simulation that wants S looked up often): S is latched from the first
-  // fill accepted after reset, and that fill already counts for S. Sound as the constant form:
-  // the slots start empty at reset and no fill came before the one that chose S.
+  // fill accepted after reset or after an invalidation that removes every entry (kind 0; 6 and
+  // 7 without a VMID tag), and that fill already counts for S. Sound as the constant form: the
+  // TLB and the slots are empty then, and no fill came between that point and the one that
+  // chose S. A lookup in flight keeps the S of its acceptance (q_spcid below).
   wire [VPN_BITS-1:0]  sym_vpn;
   wire [PCID_BITS-1:0] sym_pcid;
   wire [CCID_BITS-1:0] sym_ccid;
@@ -112,8 +121,8 @@ module babelfish_tlb_chk #(
       reg [PCID_BITS-1:0] q_pcid;
       reg [CCID_BITS-1:0] q_ccid;
       always @(posedge clock) begin
-        if (reset) chosen <= 1'b0;
-        else if (fill_valid && fill_ready) chosen <= 1'b1;
+        if (reset || (inval_fire && inval_all && !fill_fire)) chosen <= 1'b0;
+        else if (fill_fire) chosen <= 1'b1;
         if (!chosen) {q_vpn, q_pcid, q_ccid} <= {fill_bits_vpn, fill_bits_pcid, fill_bits_ccid};
       end
       assign {sym_vpn, sym_pcid, sym_ccid} = chosen ? {q_vpn, q_pcid, q_ccid}
@@ -142,9 +151,6 @@ module babelfish_tlb_chk #(
              .payload({inval_bits_kind, inval_bits_vpn, inval_bits_pcid, inval_bits_ccid}));
 
   // ------------------------------------------------------------------ one response per lookup
-  wire lookup_fire = !reset && lookup_req_valid && lookup_req_ready;
-  wire fill_fire   = !reset && fill_valid && fill_ready;
-  wire inval_fire  = !reset && inval_valid && inval_ready;
   xlat_chk_latency #(.LATENCY(LATENCY), .ASSUME(OUT_ASSUME)) c_resp (
     .clock(clock), .reset(reset), .accept(lookup_fire), .resp_valid(lookup_resp_valid));
 
@@ -194,8 +200,10 @@ module babelfish_tlb_chk #(
   // lookups of S in flight: a lookup of S, its PC index, and every slot as at acceptance
   reg [LATENCY-1:0]   q_isS;
   reg [PC_IDX_BITS:0] q_idx  [0:LATENCY-1];   // {pcIdxValid, pcIdx}
+  reg [PCID_BITS-1:0] q_spcid [0:LATENCY-1];  // S's pcid at acceptance (SYM_FROM_FILL may change S)
   reg [NSLOT*SW-1:0]  q_slot [0:LATENCY-1];
   wire [PC_IDX_BITS:0] r_idx  = q_idx[LATENCY-1];
+  wire [PCID_BITS-1:0] r_spcid = q_spcid[LATENCY-1];
   wire [NSLOT*SW-1:0]  r_slot = q_slot[LATENCY-1];
   wire [4:0] r_perm = {lookup_resp_bits_perm_r, lookup_resp_bits_perm_w, lookup_resp_bits_perm_x,
                        lookup_resp_bits_perm_u, lookup_resp_bits_dirty};
@@ -224,7 +232,7 @@ module babelfish_tlb_chk #(
           3'd3: kill = CLS != 2'd2 && ccid == inval_bits_ccid;
           3'd4: kill = CLS == 2'd0 && pcid == inval_bits_pcid && covers(inval_bits_vpn, sym_vpn, SZ);
           3'd5: kill = CLS != 2'd2 && ccid == inval_bits_ccid && covers(inval_bits_vpn, sym_vpn, SZ);
-          default: kill = 1'b1;   // 0 all; 6, 7 reserved without a VMID tag: treated as 0
+          default: kill = inval_all;   // 0 all; 6, 7 reserved without a VMID tag: as 0
         endcase
       end
       always @(posedge clock) begin
@@ -259,7 +267,7 @@ module babelfish_tlb_chk #(
                            && lookup_resp_bits_pageSize == SZ && a_perm == r_perm
                            && lookup_resp_bits_shared == (CLS == 2'd1)
                            && (CLS != 2'd1
-                               || (!a_pc_bit && lookup_resp_bits_crossHit == (a_pcid != sym_pcid)));
+                               || (!a_pc_bit && lookup_resp_bits_crossHit == (a_pcid != r_spcid)));
     end
   endgenerate
 
@@ -269,10 +277,12 @@ module babelfish_tlb_chk #(
   always @(posedge clock) begin
     q_isS[0]  <= !reset && isS;
     q_idx[0]  <= {lookup_req_bits_pcIdxValid, lookup_req_bits_pcIdx};
+    q_spcid[0] <= sym_pcid;
     q_slot[0] <= now_slots;
     for (st = 1; st < LATENCY; st = st + 1) begin
       q_isS[st]  <= !reset && q_isS[st-1];
       q_idx[st]  <= q_idx[st-1];
+      q_spcid[st] <= q_spcid[st-1];
       q_slot[st] <= q_slot[st-1];
     end
   end

@@ -2,8 +2,10 @@
 
 babelfish_tlb_chk is bound (`bind BabelFishTlb ...`, Verilator `--assert`) into babelfish_formal
 (the smallest BabelFishTlb: a short build), both sides asserted; the tracked context and page S
-is the first fill's (SYM_FROM_FILL = 1: a constant S would rarely be looked up by the random
-test; 2000 operations with the constant {vpn 2, pcid 1, ccid 1} gave 3 lookups of S and no hit).
+is the first fill's after reset or an invalidation of everything (SYM_FROM_FILL = 1: a constant S
+is rarely looked up by the random test: 2000 operations with the constant {vpn 2, pcid 1,
+ccid 1} gave 3 lookups of S and no hit; re-chosen after each kind-0 invalidation, seed 1 gives
+6 responses to S in 2000 operations, 5 hits, all checked).
 Cases:
 
 * the random test of tb/babelfish with the checker bound passes; a directed sequence makes the
@@ -24,7 +26,6 @@ import pytest
 CONFIG = "babelfish_formal"
 SYM = {"sym_sel_vpn": 0, "sym_sel_pcid": 0, "sym_sel_ccid": 0}   # unused: SYM_FROM_FILL
 NAME = "chk_" + CONFIG
-OPS = "2000"
 
 
 def _run(cases, *, config=CONFIG, fail=True, extra_env=None, in_assume=0):
@@ -48,7 +49,9 @@ def _run(cases, *, config=CONFIG, fail=True, extra_env=None, in_assume=0):
 
 
 def test_random_bound():
-    _run(["test_random_bound", "test_isolation_directed"], extra_env={"XLAT_RANDOM_OPS": OPS})
+    # the random test's own length (make test's, or make soak's floor): a shorter run leaves
+    # required coverage bins of tb/babelfish empty on some seeds (2000 operations: seeds 2, 4)
+    _run(["test_random_bound", "test_isolation_directed"])
 
 
 def test_planted_input_violation():
