@@ -65,7 +65,17 @@ TASKS = [
     # XlatMmu's glue, assume-guarantee over the blocks' proofs (formal/mmu/README.md)
     ("mmu/mmu.sby", "mmu_prove", ["mmu_formal"]),
     ("mmu/mmu.sby", "mmu_cover", ["mmu_formal"]),
+    # the bindable checker babelfish_tlb_chk in a user design's proof (formal/checkers/README.md)
+    ("checkers/checkers.sby", "chk_prove", ["babelfish_formal_itlb", "babelfish_formal_dtlb"]),
+    ("checkers/checkers.sby", "chk_cover", ["babelfish_formal_itlb", "babelfish_formal_dtlb"]),
+    ("checkers/checkers.sby", "chk_bmc", ["babelfish_formal_itlb", "babelfish_formal_dtlb"]),
+    ("checkers/checkers.sby", "mut_fork", ["babelfish_formal_itlb", "babelfish_formal_dtlb"]),
+    ("checkers/checkers.sby", "mut_cross", ["babelfish_formal_itlb", "babelfish_formal_dtlb"]),
 ]
+
+# tasks that run a planted mutation: they pass when sby reports FAIL on the named rule (the
+# checker instance and rule of formal/checkers/README.md)
+MUST_FAIL = {"mut_fork": "dut.i_chk.c_inval.r_hold", "mut_cross": "_chk.c_resp.r_exact"}
 
 # make soak only (README.md "Tiers", formal/README.md): the same properties again on test-only
 # parameter variants. make test keeps every proof and cover of each block's named formal
@@ -77,7 +87,10 @@ TASKS = [
 EXTENDED = {"prove_share_lat1", "prove_share_lat2", "prove_share_lat3", "prove_share_sram2",
             "prove_share_sram4", "prove_share_sram6", "prove_vmid", "cover_vmid", "prove_vmid_sram4",
             "walker_cover_walks", "perforated_sets_prove",
-            "perforated_sets_cover"}
+            "perforated_sets_cover",
+            # formal/checkers: the user design's covers (132 s), its bounded check of both sides
+            # (31 s) and the fork mutation (25 s); chk_prove and mut_cross stay (README there)
+            "chk_cover", "chk_bmc", "mut_fork"}
 
 # Test-only configurations (no named configuration has them): name -> (block, base configuration
 # whose parameters it takes, overrides). Generated on demand by the project's generator
@@ -105,13 +118,17 @@ TEST_ONLY = {
     # the set-associative bitmap word cache of perforated_default (block RAM, VA-indexed,
     # PA-tagged), 2 sets x 1 way; perforated_formal keeps perforated_flops' fully associative one
     "perforated_formal_sets": ("perforated", "perforated_formal", {"bitmapSets": 2, "bitmapEntries": 2}),
+    # formal/checkers' user design: two instances of babelfish_formal, every module name
+    # prefixed (--prefix: itlb_BabelFishTlb, dtlb_BabelFishTlb, ...)
+    "babelfish_formal_itlb": ("babelfish", "babelfish_formal", {}, "itlb"),
+    "babelfish_formal_dtlb": ("babelfish", "babelfish_formal", {}, "dtlb"),
 }
 
 
 def _test_config(name):
     """Generate test-only configuration `name` when missing or older than the generator."""
     import fcntl
-    block, base, over = TEST_ONLY[name]
+    block, base, over, *prefix = TEST_ONLY[name]
     classes, cpfile = BUILD / "maven" / "classes", BUILD / "classpath.txt"
     base_man = RTL / base / "manifest.json"
     java = shutil.which("java")
@@ -129,6 +146,7 @@ def _test_config(name):
         args = [f"{k}={str(v).lower() if isinstance(v, bool) else v}" for k, v in params.items()]
         cmd = [java, "-cp", f"{classes}:{cpfile.read_text().strip()}", "xlat.Generate",
                "--out", str(TEST_RTL), "--block", block, "--name", name, *args]
+        cmd += ["--prefix", prefix[0]] if prefix else []
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         if r.returncode != 0 or not man.is_file():
             pytest.fail(f"generating test-only configuration {name} failed:\n  {' '.join(cmd)}\n"
@@ -222,6 +240,13 @@ def test_sby(formal_env, sby, task, configs):
         status = m[-1] if m else "NO-STATUS"
 
     print(f"{task}: {status} in {elapsed:.0f} s (work dir {workdir})")
+    if task in MUST_FAIL:
+        failed = [l for l in proc.stdout.splitlines() if "failed assertion" in l]
+        if status != "FAIL" or not any(MUST_FAIL[task] in l for l in failed):
+            pytest.fail(f"{task}: a planted mutation, expected FAIL on {MUST_FAIL[task]}, sby "
+                        f"status {status}; work dir {workdir}\n" + "\n".join(failed)
+                        + "\n--- log tail ---\n" + "\n".join(proc.stdout.splitlines()[-30:]))
+        return
     if status != "PASS" or proc.returncode != 0:
         interesting = [l for l in proc.stdout.splitlines()
                        if re.search(r"summary:|Assert failed|Unreached|failed assertion|ERROR|counterexample", l)]

@@ -111,6 +111,9 @@ def _maven_route(tmp_path, scaladoc):
         names = set(z.namelist())
         assert {"xlat/waivers.vlt", "xlat/babelfish/BabelFishTlb.class", "xlat/Generate.class"} <= names
         assert z.read("xlat/waivers.vlt") == (ROOT / "rtl" / "lint" / "waivers.vlt").read_bytes()
+        # the bindable checkers (docs/checkers.md), as in rtl/checkers/
+        for sv in sorted((ROOT / "rtl" / "checkers").glob("*.sv")):
+            assert z.read(f"xlat/checkers/{sv.name}") == sv.read_bytes(), sv.name
     with zipfile.ZipFile(jars["-sources"]) as z:
         assert "xlat/walker/NestedWalker.scala" in z.namelist()
     if scaladoc:
