@@ -15,10 +15,12 @@ import chisel3.util._
   *  - a write and a read valid in the same idle cycle alternate, the read first after reset
   *    (the one that waited goes next), so neither starves;
   *  - SLVERR, never DECERR (the slave exists; DECERR is an interconnect's "no slave here"),
-  *    for: an address not 8-byte aligned and a write whose `wstrb` is not all ones (the
-  *    registers are written whole), both answered here without reaching the port; and an
-  *    access the port answers with `error` (unmapped, write to a read-only register: the
-  *    block decides and counts it);
+  *    for every access the port answers with `error`: unmapped, not 8-byte aligned, a write
+  *    to a read-only register (the block decides and counts it, as on its plain top);
+  *  - one refusal of its own: a write to an 8-byte aligned address whose `wstrb` is not all
+  *    ones (the port writes whole registers, so it cannot take part of one) is answered
+  *    SLVERR here and never reaches the port; a misaligned write goes to the port whatever
+  *    its strobes (no register is there: the port's error, the port's counter);
   *  - `errors` counts every SLVERR answered, whatever its cause.
   */
 class AxiLiteSlave(addrBits: Int) extends Module {
@@ -47,7 +49,7 @@ class AxiLiteSlave(addrBits: Int) extends Module {
   s.arready := idle && pickR
   when(idle && (pickW || pickR)) {
     val a = Mux(pickW, s.awaddr, s.araddr)
-    val reject = a(2, 0) =/= 0.U || (pickW && !s.wstrb.andR)
+    val reject = pickW && a(2, 0) === 0.U && !s.wstrb.andR
     write := pickW
     addr := a
     wdata := s.wdata

@@ -1,0 +1,1 @@
+"""Directed tests of the AXI tops' wrappers (docs/axi-testplan.md)."""
