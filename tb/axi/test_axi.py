@@ -17,11 +17,11 @@ are `extended` (`make soak`): a build each, and XlatMmu's random test is long.
     XLAT_SEED=5 .venv/bin/python -m pytest tb/axi -k "walker_rv39_axi-random"
 """
 
+import ast
 from pathlib import Path
 
 import pytest
 
-from xlat_tb.cases import cocotb_cases
 from xlat_tb.regression import LENGTHS
 from xlat_tb.runner import run_config
 from xlat_tb.seed import override
@@ -33,8 +33,15 @@ RANDOM = [
     ("perforated_default_axi", "perforated", 500, True),
     ("mmu_rv_axi", "mmu", 200, True),
 ]
-DIRECTED = ["pml_default_axi", "walker_rv39_axi"]
-CASES = [c for _, c in cocotb_cases(Path(__file__).parent, suites=("directed",))]
+# AXI top -> its directed module in tb/axi (one simulation each)
+DIRECTED = {"pml_default_axi": "tests_pml", "walker_rv39_axi": "tests_walker"}
+
+
+def _tests(module: str) -> list[str]:
+    """The module's ``__all__``: its own cocotb tests and the block's it runs on the top."""
+    tree = ast.parse((Path(__file__).parent / f"{module}.py").read_text())
+    return next(ast.literal_eval(n.value) for n in tree.body if isinstance(n, ast.Assign)
+                and any(getattr(t, "id", "") == "__all__" for t in n.targets))
 
 
 def _param(args, extended, id):
@@ -53,7 +60,9 @@ def test_random_on_axi_top(config, block, length):
                extra_env=env, seed=override())
 
 
-@pytest.mark.parametrize("config,case", [
-    _param((c, t), False, f"{c}-{t}") for c in DIRECTED for t in CASES])
-def test_directed(config, case):
-    run_config(config, "axi.tests_directed", run=f"directed_{case}", testcases=[case])
+@pytest.mark.parametrize("config", list(DIRECTED))
+def test_directed(config):
+    """Every directed test of the top's module in one simulation (a Verilator build and a
+    simulator start each, shared with the random case's build)."""
+    module = DIRECTED[config]
+    run_config(config, f"axi.{module}", run="directed", testcases=_tests(module))

@@ -28,6 +28,7 @@ wrapper's AXI ports. Each wrapper channel is then checked end to end against the
 
 from __future__ import annotations
 
+import logging
 import random
 from collections import deque
 from dataclasses import replace
@@ -84,6 +85,18 @@ def inner(dut, man: Manifest):
     return getattr(dut, axi_info(man)["instance"])
 
 
+def lite_master(dut, prefix: str, rng, pause_p: float) -> AxiLiteMaster:
+    """cocotbext-axi's AxiLiteMaster on ``<prefix>_*`` with a pause generator on each channel
+    (its per-access INFO lines off: thousands in a random run)."""
+    m = AxiLiteMaster(AxiLiteBus.from_prefix(dut, prefix), dut.clock, dut.reset)
+    for ch in (m.write_if.aw_channel, m.write_if.w_channel, m.write_if.b_channel,
+               m.read_if.ar_channel, m.read_if.r_channel):
+        ch.set_pause_generator(pauses(rng, pause_p))
+    m.write_if.log.setLevel(logging.WARNING)
+    m.read_if.log.setLevel(logging.WARNING)
+    return m
+
+
 def pauses(rng: random.Random, p: float):
     """A cocotbext-axi pause generator: each cycle paused with probability ``p``."""
     while True:
@@ -120,6 +133,11 @@ class AxiMemPort:
         self.bogus_sent = 0                  # no bogus responses on AXI (a protocol error)
         self.cur = None                      # MemoryResponder's presented response: none here
         self.resp_codes = {OKAY: 0, SLVERR: 0, DECERR: 0}
+        # hold[write]: answers of that direction wait (directed tests line up an R and a B)
+        self.hold = {0: False, 1: False}
+        self.held = {0: 0, 1: 0}             # answers due and waiting on hold
+        self.h_rb = [getattr(dut, f"{prefix}_{n}") for n in ("rvalid", "bvalid", "rready", "bready")]
+        self.h_resp_ready = getattr(block, "mem_resp_ready")
         self.reset_state()
         cocotb.start_soon(self._reads())
         cocotb.start_soon(self._writes())
@@ -129,10 +147,16 @@ class AxiMemPort:
         self.queues = {}                          # (write, id) -> accesses in AXI order
         self.sent: list[MemAccess] = []           # AXI response sent, not yet on mem_resp
         self.outstanding = 0
+        self.b_first = False                      # the adapter's R / B order (docs/packaging.md)
+        self.conflicts: list[str] = []            # winner ("R" / "B") of each R + B cycle
 
     @property
     def idle(self) -> bool:
         return self.outstanding == 0
+
+    def set_pause(self, p: float):
+        for ch in (self.aw, self.w, self.b, self.ar, self.r):
+            ch.set_pause_generator(pauses(self.rng, p)) if p else ch.clear_pause_generator()
 
     def reads(self, id: int | None = None) -> list[MemAccess]:
         return [a for a in self.log if not a.write and (id is None or a.id == id)]
@@ -150,6 +174,7 @@ class AxiMemPort:
     def sample(self, cycle: int):
         if self.loop is not None and self.loop.in_reset:
             return
+        self._check_order()
         self.req_mon.sample(cycle)
         self.resp_mon.sample(cycle)
         q, r = self.req_mon.item, self.resp_mon.item
@@ -157,6 +182,19 @@ class AxiMemPort:
             self._took_response(r, cycle)
         if q is not None:
             self._took_request(q, cycle)
+
+    def _check_order(self):
+        """R and B valid in one cycle (the block ready): the one that waited at the last such
+        cycle goes first, R at the first after reset (docs/packaging.md, "AXI")."""
+        rv, bv, rr, br = (int(h.value) for h in self.h_rb)
+        if not (rv and bv and int(self.h_resp_ready.value)):
+            return
+        take_r = not self.b_first
+        if (rr, br) != (int(take_r), int(not take_r)):
+            self._fail(f"R and B both valid: rready {rr} bready {br}, the order says "
+                       f"{'R' if take_r else 'B'} (conflicts so far {self.conflicts})")
+        self.b_first = take_r
+        self.conflicts.append("R" if take_r else "B")
 
     def _took_request(self, q: dict, cycle: int):
         a = MemAccess(len(self.log), cycle, q["id"], q["addr"], q["write"], q["wdata"], q["wmask"])
@@ -228,6 +266,11 @@ class AxiMemPort:
         q = self.queues[(a.write, a.id)]
         while q[0] is not a:                       # same id and direction: in request order
             await RisingEdge(self.dut.clock)
+        if self.hold[a.write]:
+            self.held[a.write] += 1
+            while self.hold[a.write]:
+                await RisingEdge(self.dut.clock)
+            self.held[a.write] -= 1
         q.popleft()
         self.sent.append(a)
         self.resp_codes[a.code] += 1
@@ -257,12 +300,14 @@ class AxiLiteCsr:
 
     def __init__(self, dut, block, *, rng, pause_p=0.3, prefix="s_axil", name="s_axil"):
         self.dut, self.name = dut, name
-        self.master = AxiLiteMaster(AxiLiteBus.from_prefix(dut, prefix), dut.clock, dut.reset)
-        for ch in (self.master.write_if.aw_channel, self.master.write_if.w_channel,
-                   self.master.write_if.b_channel, self.master.read_if.ar_channel,
-                   self.master.read_if.r_channel):
-            ch.set_pause_generator(pauses(rng, pause_p))
+        self.master = lite_master(dut, prefix, rng, pause_p)
         self.mon = DecoupledMonitor(block, "csr_req", {"addr": 16, "write": 1, "wdata": 64})
+        self.h_order = [getattr(dut, f"{prefix}_{n}") for n in ("awvalid", "wvalid", "arvalid",
+                                                                 "awready", "arready")]
+        self.read_first = True               # the slave's write / read order (docs/packaging.md)
+        self.conflicts: list[str] = []       # winner ("R" / "W") of each cycle both were valid
+        self.foreign: list[dict] = []        # accesses a test makes on ``master`` directly
+        self.foreign_order: list[dict] = []  # ... in the order csr_req took them
         self.loop = None
         self.queue: deque[dict] = deque()
         self.inflight: dict | None = None
@@ -272,6 +317,13 @@ class AxiLiteCsr:
 
     def reset_state(self):
         self.accepted = None
+        self.read_first = True
+
+    def set_pause(self, p: float):
+        m = self.master
+        for ch in (m.write_if.aw_channel, m.write_if.w_channel, m.write_if.b_channel,
+                   m.read_if.ar_channel, m.read_if.r_channel):
+            ch.set_pause_generator(pauses(random.Random(0), p)) if p else ch.clear_pause_generator()
 
     def send(self, txn: dict) -> dict:
         self.queue.append(txn)
@@ -293,20 +345,43 @@ class AxiLiteCsr:
         self.accepted = None
         if self.loop is not None and self.loop.in_reset:
             return
+        self._check_order()
         self.mon.sample(cycle)
         got = self.mon.item
         if got is None:
             return
         t = self.inflight
         if t is None or t.get("_inner"):
-            self._fail(f"csr_req took {got} with no AXI-Lite access in flight")
-        off = t["addr"] % 8        # a misaligned write's bytes sit in their byte lanes
-        lanes = (t["wdata"] << 8 * off) & ((1 << 64) - 1)
-        want = (t["addr"], t["write"], lanes if t["write"] else got["wdata"])
-        if (got["addr"], got["write"], got["wdata"]) != want:
+            t = next((x for x in self.foreign if self._is(got, x)), None)
+            if t is None:
+                self._fail(f"csr_req took {got} with no AXI-Lite access in flight")
+            self.foreign.remove(t)
+            self.foreign_order.append(t)
+        elif not self._is(got, t):
             self._fail(f"csr_req took {got} for the AXI-Lite access {t}")
         t["_inner"] = True
         self.accepted = t
+
+    @staticmethod
+    def _is(got: dict, t: dict) -> bool:
+        """Whether csr_req's ``got`` is the AXI-Lite access ``t`` (a misaligned write's bytes
+        sit in their byte lanes)."""
+        off = t["addr"] % 8
+        lanes = (t.get("wdata", 0) << 8 * off) & ((1 << 64) - 1)
+        return (got["addr"], got["write"]) == (t["addr"], t["write"]) and \
+            (not t["write"] or got["wdata"] == lanes)
+
+    def _check_order(self):
+        """AW + W and AR valid in one idle cycle: they alternate, the read first after reset."""
+        awv, wv, arv, awr, arr = (int(h.value) for h in self.h_order)
+        if not (awv and wv and arv and (awr or arr)):
+            return
+        want_r = self.read_first
+        if (arr, awr) != (int(want_r), int(not want_r)):
+            self._fail(f"write and read both valid: awready {awr} arready {arr}, the order "
+                       f"says {'R' if want_r else 'W'} (so far {self.conflicts})")
+        self.read_first = not want_r
+        self.conflicts.append("R" if want_r else "W")
 
     async def _run(self):
         while self.queue:
@@ -346,11 +421,7 @@ class CounterRegs:
 
     def __init__(self, dut, man: Manifest, rng, *, pause_p=0.3, prefix="s_axil"):
         self.dut, self.offsets = dut, axi_info(man)["counters"]
-        self.master = AxiLiteMaster(AxiLiteBus.from_prefix(dut, prefix), dut.clock, dut.reset)
-        for ch in (self.master.write_if.aw_channel, self.master.write_if.w_channel,
-                   self.master.write_if.b_channel, self.master.read_if.ar_channel,
-                   self.master.read_if.r_channel):
-            ch.set_pause_generator(pauses(rng, pause_p))
+        self.master = lite_master(dut, prefix, rng, pause_p)
         self.slverr = 0
 
     async def read(self, name: str) -> tuple[int, int]:

@@ -1,1 +1,0 @@
-"""Directed tests of the AXI tops' wrappers (docs/axi-testplan.md)."""
