@@ -156,7 +156,10 @@ class AxiMemPort:
 
     def set_pause(self, p: float):
         for ch in (self.aw, self.w, self.b, self.ar, self.r):
-            ch.set_pause_generator(pauses(self.rng, p)) if p else ch.clear_pause_generator()
+            ch.clear_pause_generator()
+            ch.pause = False              # (clearing the generator keeps its last value)
+            if p:
+                ch.set_pause_generator(pauses(self.rng, p))
 
     def reads(self, id: int | None = None) -> list[MemAccess]:
         return [a for a in self.log if not a.write and (id is None or a.id == id)]
@@ -323,7 +326,10 @@ class AxiLiteCsr:
         m = self.master
         for ch in (m.write_if.aw_channel, m.write_if.w_channel, m.write_if.b_channel,
                    m.read_if.ar_channel, m.read_if.r_channel):
-            ch.set_pause_generator(pauses(random.Random(0), p)) if p else ch.clear_pause_generator()
+            ch.clear_pause_generator()
+            ch.pause = False              # (clearing the generator keeps its last value)
+            if p:
+                ch.set_pause_generator(pauses(random.Random(0), p))
 
     def send(self, txn: dict) -> dict:
         self.queue.append(txn)
