@@ -41,7 +41,7 @@ from cocotbext.axi.axi_channels import AxiARSink, AxiAWSink, AxiBSource, AxiRSou
 from .cycle import TbError
 from .manifest import Manifest, Port
 from .memory import MemAccess, is_error
-from .monitors import DecoupledMonitor
+from .monitors import DecoupledMonitor, ValidMonitor
 
 OKAY, SLVERR, DECERR = int(AxiResp.OKAY), int(AxiResp.SLVERR), int(AxiResp.DECERR)
 
@@ -130,7 +130,8 @@ class AxiMemPort:
         self.loop = None
         self.on_request, self.on_response = [], []
         self.log: list[MemAccess] = []
-        self.bogus_sent = 0                  # no bogus responses on AXI (a protocol error)
+        self.bogus_sent = 0                  # inject_response's, taken by the block
+        self.bogus_taken: list[MemAccess] = []
         self.cur = None                      # MemoryResponder's presented response: none here
         self.resp_codes = {OKAY: 0, SLVERR: 0, DECERR: 0}
         # hold[write]: answers of that direction wait (directed tests line up an R and a B)
@@ -172,6 +173,17 @@ class AxiMemPort:
         if self.loop is not None and self.loop.error is None:
             self.loop.error = err
         raise err
+
+    def inject_response(self, id: int, rdata: int = 0, error: int = 0):
+        """An R nobody asked for (MemoryResponder's bogus response; on AXI a slave's protocol
+        error): the adapter passes it on, the block drops and counts it."""
+        a = MemAccess(-1, self.loop.cycle if self.loop else 0, id, 0, 0, 0, 0, error=error,
+                      rdata=rdata, code=SLVERR if error else OKAY)
+        a.bogus = True
+        self.sent.append(a)
+        t = self.r._transaction_obj()
+        t.rid, t.rdata, t.rresp, t.rlast = id, rdata, a.code, 1
+        self.r.send_nowait(t)
 
     # ------------------------------------------------------------------ the memory port
     def sample(self, cycle: int):
@@ -220,6 +232,10 @@ class AxiMemPort:
         if a is None:
             self._fail(f"mem_resp id {r['id']} with no AXI response sent for it")
         self.sent.remove(a)
+        if getattr(a, "bogus", False):
+            self.bogus_sent += 1
+            self.bogus_taken.append(a)
+            return
         if r["error"] != int(a.code != OKAY):
             self._fail(f"mem_resp error {r['error']} for {a} answered {a.code} on AXI")
         if not a.write and not a.error and r["rdata"] != a.rdata:
@@ -288,7 +304,7 @@ class AxiMemPort:
 
     def check_counters(self, dut, prefix: str = ""):
         """The wrapper's memory counters against the responses the block took."""
-        taken = [a for a in self.log if a.resp_cycle is not None]
+        taken = [a for a in self.log if a.resp_cycle is not None] + self.bogus_taken
         exp = {"axiSlvErrs": sum(a.code == SLVERR for a in taken),
                "axiDecErrs": sum(a.code == DECERR for a in taken), "axiNoLast": 0}
         got = {k: int(getattr(dut, f"{prefix}perf_{k}").value) for k in exp}
@@ -305,6 +321,7 @@ class AxiLiteCsr:
         self.dut, self.name = dut, name
         self.master = lite_master(dut, prefix, rng, pause_p)
         self.mon = DecoupledMonitor(block, "csr_req", {"addr": 16, "write": 1, "wdata": 64})
+        self.resp_mon = ValidMonitor(block, "csr_resp", ("rdata", "error"))
         self.h_order = [getattr(dut, f"{prefix}_{n}") for n in ("awvalid", "wvalid", "arvalid",
                                                                  "awready", "arready")]
         self.read_first = True               # the slave's write / read order (docs/packaging.md)
@@ -319,7 +336,7 @@ class AxiLiteCsr:
         self._worker = None
 
     def reset_state(self):
-        self.accepted = None
+        self.accepted = self.accepted_last = None
         self.read_first = True
 
     def set_pause(self, p: float):
@@ -352,6 +369,14 @@ class AxiLiteCsr:
         if self.loop is not None and self.loop.in_reset:
             return
         self._check_order()
+        self.resp_mon.sample(cycle)
+        r = self.resp_mon.item
+        if r is not None:                   # the port's answer to the access it took
+            t = self.accepted_last
+            if t is None:
+                self._fail(f"csr_resp {r} with no access taken")
+            t["_port"] = (r["rdata"], r["error"])
+            self.accepted_last = None
         self.mon.sample(cycle)
         got = self.mon.item
         if got is None:
@@ -366,7 +391,7 @@ class AxiLiteCsr:
         elif not self._is(got, t):
             self._fail(f"csr_req took {got} for the AXI-Lite access {t}")
         t["_inner"] = True
-        self.accepted = t
+        self.accepted = self.accepted_last = t
 
     @staticmethod
     def _is(got: dict, t: dict) -> bool:
@@ -405,12 +430,13 @@ class AxiLiteCsr:
             # every access reaches the port (full strobes, or misaligned: the port's to refuse)
             if not t.get("_inner"):
                 self._fail(f"{t} answered {resp} but never reached csr_req")
-            while not t.get("_done"):              # the block's csr_resp, checked by the env
-                await RisingEdge(self.dut.clock)
-            if resp != (SLVERR if t["_error"] else OKAY):
-                self._fail(f"{t}: AXI-Lite answer {resp}, csr_resp error {t['_error']}")
-            if data is not None and data != t["_rdata"] >> 8 * (t["addr"] % 8):
-                self._fail(f"{t}: AXI-Lite rdata {data:#x}, csr_resp rdata {t['_rdata']:#x}")
+            if "_port" not in t:
+                self._fail(f"{t} answered {resp} on AXI-Lite before csr_resp")
+            rdata, error = t["_port"]           # (the environment checks them with its model)
+            if resp != (SLVERR if error else OKAY):
+                self._fail(f"{t}: AXI-Lite answer {resp}, csr_resp error {error}")
+            if data is not None and data != rdata >> 8 * (t["addr"] % 8):
+                self._fail(f"{t}: AXI-Lite rdata {data:#x}, csr_resp rdata {rdata:#x}")
             self.slverr += resp == SLVERR
             self.inflight = None
 
