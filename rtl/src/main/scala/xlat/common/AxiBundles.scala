@@ -1,6 +1,7 @@
 package xlat.common
 
 import chisel3._
+import scala.collection.immutable.SeqMap
 
 /** The AXI4 and AXI4-Lite port shapes of the `*_axi` tops (docs/packaging.md, "AXI"), as flat
   * bundles whose fields carry the standard AXI signal names, so that a port `m_axi` of
@@ -19,59 +20,38 @@ case class AxiParams(idBits: Int, addrBits: Int) {
 object Axi {
   val dataBits = 64
   val strbBits = dataBits / 8
-  /** `xRESP` codes (AXI4 A3.4.4). */
-  val OKAY = 0
-  val EXOKAY = 1
-  val SLVERR = 2
-  val DECERR = 3
-  /** A 64-bit beat: `AxSIZE` 3 (8 bytes); `AxBURST` INCR. */
-  val size8 = 3
-  val burstIncr = 1
-  /** `AxCACHE` 0b0011: normal, non-cacheable, bufferable (the AXI4 default for a master that
-    * does not know better); `AxPROT` 0: unprivileged, secure, data.
+  /** `xRESP` codes (AXI4 A3.4.4) the library sends or reads: OKAY, SLVERR, DECERR (EXOKAY, 1,
+    * only answers exclusive accesses, which nothing here makes).
     */
-  val cacheNormal = 3
+  val (okay, slvErr, decErr) = (0, 2, 3)
+  /** A beat of 8 bytes (`AxSIZE` 3), `AxBURST` INCR (1); `AxCACHE` 0b0011: normal,
+    * non-cacheable, bufferable (the AXI4 default for a master that does not know better).
+    */
+  val (size8, burstIncr, cacheNormal) = (3, 1, 3)
 }
 
-/** An AXI4 master port (directions as the master sees them). */
-class Axi4Master(p: AxiParams) extends Bundle {
-  val awvalid = Output(Bool())
-  val awready = Input(Bool())
-  val awid = Output(UInt(p.idBits.W))
-  val awaddr = Output(UInt(p.addrBits.W))
-  val awlen = Output(UInt(8.W))
-  val awsize = Output(UInt(3.W))
-  val awburst = Output(UInt(2.W))
-  val awlock = Output(Bool())
-  val awcache = Output(UInt(4.W))
-  val awprot = Output(UInt(3.W))
-  val awqos = Output(UInt(4.W))
-  val wvalid = Output(Bool())
-  val wready = Input(Bool())
-  val wdata = Output(UInt(Axi.dataBits.W))
-  val wstrb = Output(UInt(Axi.strbBits.W))
-  val wlast = Output(Bool())
-  val bvalid = Input(Bool())
-  val bready = Output(Bool())
-  val bid = Input(UInt(p.idBits.W))
-  val bresp = Input(UInt(2.W))
-  val arvalid = Output(Bool())
-  val arready = Input(Bool())
-  val arid = Output(UInt(p.idBits.W))
-  val araddr = Output(UInt(p.addrBits.W))
-  val arlen = Output(UInt(8.W))
-  val arsize = Output(UInt(3.W))
-  val arburst = Output(UInt(2.W))
-  val arlock = Output(Bool())
-  val arcache = Output(UInt(4.W))
-  val arprot = Output(UInt(3.W))
-  val arqos = Output(UInt(4.W))
-  val rvalid = Input(Bool())
-  val rready = Output(Bool())
-  val rid = Input(UInt(p.idBits.W))
-  val rdata = Input(UInt(Axi.dataBits.W))
-  val rresp = Input(UInt(2.W))
-  val rlast = Input(Bool())
+/** An AXI4 master port (directions as the master sees them), `m("awvalid")` etc. A Record, so
+  * that the read and write address channels (the same fields under `ar` / `aw`) are written
+  * once; listed in reverse because Chisel prints a Record's last element first.
+  */
+class Axi4Master(val p: AxiParams) extends Record {
+  private def address(c: String): Seq[(String, Data)] = Seq(
+    s"${c}valid" -> Output(Bool()), s"${c}ready" -> Input(Bool()), s"${c}id" -> Output(UInt(p.idBits.W)),
+    s"${c}addr" -> Output(UInt(p.addrBits.W)), s"${c}len" -> Output(UInt(8.W)), s"${c}size" -> Output(UInt(3.W)),
+    s"${c}burst" -> Output(UInt(2.W)), s"${c}lock" -> Output(Bool()), s"${c}cache" -> Output(UInt(4.W)),
+    s"${c}prot" -> Output(UInt(3.W)), s"${c}qos" -> Output(UInt(4.W)))
+  private def response(c: String, data: Boolean): Seq[(String, Data)] = Seq(
+    s"${c}valid" -> Input(Bool()), s"${c}ready" -> Output(Bool()), s"${c}id" -> Input(UInt(p.idBits.W))) ++
+    (if (data) Seq("rdata" -> Input(UInt(Axi.dataBits.W))) else Seq()) ++
+    Seq(s"${c}resp" -> Input(UInt(2.W))) ++ (if (data) Seq("rlast" -> Input(Bool())) else Seq())
+  private val write = Seq("wvalid" -> Output(Bool()), "wready" -> Input(Bool()),
+    "wdata" -> Output(UInt(Axi.dataBits.W)), "wstrb" -> Output(UInt(Axi.strbBits.W)), "wlast" -> Output(Bool()))
+  val elements: SeqMap[String, Data] =
+    SeqMap((address("aw") ++ write ++ response("b", data = false) ++ address("ar") ++ response("r", data = true)).reverse: _*)
+  /** A signal by its AXI name (`awvalid`, `rdata`, ...). */
+  def apply(name: String): UInt = elements(name).asInstanceOf[UInt]
+  /** A 1-bit signal (`*valid`, `*ready`, `rlast`) by its AXI name. */
+  def bool(name: String): Bool = elements(name).asInstanceOf[Bool]
 }
 
 /** An AXI4-Lite slave port with 64-bit data (directions as the slave sees them). `AxPROT` is
@@ -88,13 +68,13 @@ class AxiLiteSlavePort(val addrBits: Int) extends Bundle {
   val bvalid = Output(Bool())
   val bready = Input(Bool())
   val bresp = Output(UInt(2.W))
+  val araddr = Input(UInt(addrBits.W))
   val arvalid = Input(Bool())
   val arready = Output(Bool())
-  val araddr = Input(UInt(addrBits.W))
-  val rvalid = Output(Bool())
-  val rready = Input(Bool())
   val rdata = Output(UInt(Axi.dataBits.W))
   val rresp = Output(UInt(2.W))
+  val rvalid = Output(Bool())
+  val rready = Input(Bool())
 }
 
 /** One register access as the library's CSR ports take it (PmlLogger's and XlatMmu's

@@ -72,7 +72,7 @@ class AxiLiteSlave(addrBits: Int) extends Module {
   }
 
   private val respond = state === State.respond
-  private val code = Mux(error, Axi.SLVERR.U, Axi.OKAY.U)
+  private val code = Mux(error, Axi.slvErr.U, Axi.okay.U)
   s.bvalid := respond && write
   s.bresp := code
   s.rvalid := respond && !write

@@ -40,27 +40,27 @@ class AxiMemMaster(idBits: Int, addrBits: Int) extends Module {
   private val arPending = RegInit(false.B)
   private val awPending = RegInit(false.B)
   private val wPending = RegInit(false.B)
-  io.req.ready := (!arPending || a.arready) && (!awPending || a.awready) && (!wPending || a.wready)
+  io.req.ready := (!arPending || a.bool("arready")) && (!awPending || a.bool("awready")) && (!wPending || a.bool("wready"))
   when(io.req.fire) {
     held := io.req.bits
     arPending := !io.req.bits.write
     awPending := io.req.bits.write
     wPending := io.req.bits.write
   }.otherwise {
-    when(a.arready) { arPending := false.B }
-    when(a.awready) { awPending := false.B }
-    when(a.wready) { wPending := false.B }
+    when(a.bool("arready")) { arPending := false.B }
+    when(a.bool("awready")) { awPending := false.B }
+    when(a.bool("wready")) { wPending := false.B }
   }
 
-  a.arvalid := arPending
-  a.arid := held.id
-  a.araddr := held.addr
-  a.awvalid := awPending
-  a.awid := held.id
-  a.awaddr := held.addr
+  a("arvalid") := arPending
+  a("arid") := held.id
+  a("araddr") := held.addr
+  a("awvalid") := awPending
+  a("awid") := held.id
+  a("awaddr") := held.addr
   for ((len, size, burst, lock, cache, prot, qos) <- Seq(
-      (a.arlen, a.arsize, a.arburst, a.arlock, a.arcache, a.arprot, a.arqos),
-      (a.awlen, a.awsize, a.awburst, a.awlock, a.awcache, a.awprot, a.awqos))) {
+      (a("arlen"), a("arsize"), a("arburst"), a("arlock"), a("arcache"), a("arprot"), a("arqos")),
+      (a("awlen"), a("awsize"), a("awburst"), a("awlock"), a("awcache"), a("awprot"), a("awqos")))) {
     len := 0.U
     size := Axi.size8.U
     burst := Axi.burstIncr.U
@@ -69,25 +69,25 @@ class AxiMemMaster(idBits: Int, addrBits: Int) extends Module {
     prot := 0.U
     qos := 0.U
   }
-  a.wvalid := wPending
-  a.wdata := held.wdata
-  a.wstrb := held.wmask
-  a.wlast := true.B
+  a("wvalid") := wPending
+  a("wdata") := held.wdata
+  a("wstrb") := held.wmask
+  a("wlast") := true.B
 
   // R / B arbitration: `bFirst` names the one that goes first when both are valid.
   private val bFirst = RegInit(false.B)
-  private val takeR = a.rvalid && (!a.bvalid || !bFirst)
-  when(a.rvalid && a.bvalid && io.resp.ready) { bFirst := takeR }
-  io.resp.valid := a.rvalid || a.bvalid
-  a.rready := io.resp.ready && takeR
-  a.bready := io.resp.ready && !takeR
-  private val code = Mux(takeR, a.rresp, a.bresp)
-  private val noLast = takeR && !a.rlast
-  io.resp.bits.id := Mux(takeR, a.rid, a.bid)
-  io.resp.bits.rdata := Mux(takeR, a.rdata, 0.U)
+  private val takeR = a.bool("rvalid") && (!a.bool("bvalid") || !bFirst)
+  when(a.bool("rvalid") && a.bool("bvalid") && io.resp.ready) { bFirst := takeR }
+  io.resp.valid := a.bool("rvalid") || a.bool("bvalid")
+  a("rready") := io.resp.ready && takeR
+  a("bready") := io.resp.ready && !takeR
+  private val code = Mux(takeR, a("rresp"), a("bresp"))
+  private val noLast = takeR && !a.bool("rlast")
+  io.resp.bits.id := Mux(takeR, a("rid"), a("bid"))
+  io.resp.bits.rdata := Mux(takeR, a("rdata"), 0.U)
   io.resp.bits.error := code(1) || noLast
 
-  io.slvErrs := PerfCounter(io.resp.fire && code === Axi.SLVERR.U)
-  io.decErrs := PerfCounter(io.resp.fire && code === Axi.DECERR.U)
+  io.slvErrs := PerfCounter(io.resp.fire && code === Axi.slvErr.U)
+  io.decErrs := PerfCounter(io.resp.fire && code === Axi.decErr.U)
   io.noLast := PerfCounter(io.resp.fire && noLast)
 }
