@@ -18,6 +18,7 @@ are `extended` (`make soak`): a build each, and XlatMmu's random test is long.
 """
 
 import ast
+import os
 from pathlib import Path
 
 import pytest
@@ -53,7 +54,6 @@ def _param(args, extended, id):
 def test_random_on_axi_top(config, block, length):
     """The block's random test through the AXI top (its length: this table's, unless the
     block's length variable is set, as `make soak` does)."""
-    import os
     var = LENGTHS[block][0]
     env = {var: os.environ.get(var) or str(length)}
     run_config(config, f"{block}.tests_random", run="random_axi", testcases=["test_random"],

@@ -87,8 +87,9 @@ def test_core_matches_manifest(config):
     assert (RTL / config / "xlat_waivers.vlt").read_text() == (ROOT / "rtl" / "lint" / "waivers.vlt").read_text()
     # the smoke bench watches every output channel's valid
     smoke = (RTL / config / f"xlat_smoke_{config}.sv").read_text()
-    valids = [p["name"] for p in m["ports"] if p["direction"] == "output" and p["name"].endswith("_valid")
-              and not p["name"].startswith("dbg_")]
+    valids = [p["name"] for p in m["ports"] if p["direction"] == "output"
+              and ((p["name"].endswith("_valid") and not p["name"].startswith("dbg_"))
+                   or re.fullmatch(r"(m_axi|s_axil)_[a-z]+valid", p["name"]))]
     assert valids
     for v in valids:
         assert f"if ({v}) $fatal" in smoke, v
