@@ -32,7 +32,7 @@ RANDOM = [
     ("pml_default_axi", "pml", 3000, False),
     ("walker_rv39_axi", "walker", 300, False),
     ("perforated_default_axi", "perforated", 500, True),
-    ("mmu_rv_axi", "mmu", 200, True),
+    ("mmu_rv_axi", "mmu", 800, True),
 ]
 # AXI top -> its directed module in tb/axi (one simulation each)
 DIRECTED = {"pml_default_axi": "tests_pml", "walker_rv39_axi": "tests_walker"}

@@ -38,6 +38,8 @@ from cocotb.triggers import ClockCycles, RisingEdge
 from cocotbext.axi import AxiBus, AxiLiteBus, AxiLiteMaster, AxiResp
 from cocotbext.axi.axi_channels import AxiARSink, AxiAWSink, AxiBSource, AxiRSource, AxiWSink
 
+from models.walker import SparseMemory
+
 from .cycle import TbError
 from .manifest import Manifest, Port
 from .memory import MemAccess, is_error
@@ -109,7 +111,10 @@ class AxiMemPort:
     def __init__(self, dut, block, *, mem, rng, fields_req, latency=(1, 6), pause_p=0.3,
                  decerr_p=0.5, max_per_id=None, error_addrs=None, error_p=0.0, error_fn=None,
                  prefix="m_axi", name="m_axi"):
-        self.dut, self.name, self.mem, self.rng = dut, name, mem, rng
+        self.dut, self.name = dut, name
+        # its own stream, seeded from the environment's without drawing from it
+        self.rng = random.Random(hash(rng.getstate()))
+        self.mem = mem if mem is not None else SparseMemory()
         self.mem.journal = True
         self.latency, self.decerr_p, self.max_per_id = latency, decerr_p, max_per_id
         self.error_addrs, self.error_p, self.error_fn = set(error_addrs or ()), error_p, error_fn
@@ -328,6 +333,7 @@ class AxiLiteCsr:
         self.conflicts: list[str] = []       # winner ("R" / "W") of each cycle both were valid
         self.foreign: list[dict] = []        # accesses a test makes on ``master`` directly
         self.foreign_order: list[dict] = []  # ... in the order csr_req took them
+        self.on_accept = []                  # DecoupledSource's callbacks(txn, cycle)
         self.loop = None
         self.queue: deque[dict] = deque()
         self.inflight: dict | None = None
@@ -392,6 +398,8 @@ class AxiLiteCsr:
             self._fail(f"csr_req took {got} for the AXI-Lite access {t}")
         t["_inner"] = True
         self.accepted = self.accepted_last = t
+        for cb in self.on_accept:
+            cb(t, cycle)
 
     @staticmethod
     def _is(got: dict, t: dict) -> bool:
