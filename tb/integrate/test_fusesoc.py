@@ -24,8 +24,9 @@ VERSION = re.search(r"<artifactId>xlat</artifactId>\s*<version>([^<]+)</version>
 LINT = ["babelfish_l1", "walker_rv39", "pml_default", "devtlb_base", "perforated_default", "mmu_formal"]
 # the sim target builds a Verilator binary (~10-40 s of CPU each): README.md's FuseSoC route
 # (tb/integrate/test_readme_routes.py) runs walker_baseline's in make test, these one of every
-# other block in make soak
-SIM_EXTENDED = ["babelfish_l1", "pml_default", "devtlb_base", "perforated_flops", "mmu_formal"]
+# other block in make soak, and an AXI top (its m_axi_* / s_axil_* valid outputs watched too)
+SIM_EXTENDED = ["babelfish_l1", "pml_default", "devtlb_base", "perforated_flops", "mmu_formal",
+                "pml_default_axi"]
 
 
 def _manifest(config: str) -> dict:
