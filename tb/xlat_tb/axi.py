@@ -431,7 +431,7 @@ class AxiLiteCsr:
                 data = None
             else:
                 # one beat: a misaligned access stops at its word's end (AxiLiteMaster would
-                # split 8 bytes into two), so the wrapper refuses exactly one access
+                # split 8 bytes into two), so the port answers exactly one access
                 r = await self.master.read(t["addr"], 8 - t["addr"] % 8)
                 data = int.from_bytes(r.data, "little")
             resp = int(r.resp)
