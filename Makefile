@@ -88,8 +88,9 @@ $(STAMP)/rtl: $(BUILD)/classpath.txt $(SCALA) $(VENV_OK) fpga/regmap_export.py
 	@touch $@
 
 # Custom configuration: make custom BLOCK=babelfish NAME=mytlb ARGS="sets=32 ways=8 sharing=false"
+# (AXI=1: its AXI top instead, <NAME>_axi, docs/packaging.md "AXI")
 custom: $(BUILD)/classpath.txt $(VENV_OK)
-	$(GEN) --out $(RTL_OUT) --block $(BLOCK) --name $(NAME) $(ARGS)
+	$(GEN) --out $(RTL_OUT) --block $(BLOCK) --name $(NAME) $(if $(AXI),--axi) $(ARGS)
 	$(PY) fpga/regmap_export.py $(RTL_OUT)
 
 # ---- lint: verilator -Wall on every configuration, waivers only from rtl/lint/waivers.vlt ------

@@ -270,6 +270,11 @@ def batch(tmp_path_factory):
         "ways": 2, "storage": "sram", "sharing": True, "replacement": "random"}}, "fromjson"))
     for p in ("A", "B", "9x"):
         job(("prefix", p), lambda d, p=p: ["--out", d, "--prefix", p, "--config", "babelfish_formal"])
+    # --axi (docs/packaging.md "AXI"): a custom AXI top, and the two refusals
+    job(("axi", "custom"), lambda d: ["--out", d, "--block", "pml", "--name", "p", "--axi",
+                                      *[f"{k}={_param_text(v)}" for k, v in manifest(RTL / "pml_formal")["params"].items()]])
+    job(("axi", "noport"), lambda d: ["--out", d, "--block", "babelfish", "--name", "b", "--axi"])
+    job(("axi", "all"), lambda d: ["--out", d, "--axi"])
     results = generate_many([argv for _, argv in jobs.values()])
     return {k: (r, d) for (k, (d, _)), r in zip(jobs.items(), results)}
 
@@ -506,6 +511,27 @@ def test_module_prefix_avoids_collisions(batch):
     assert r.returncode == 2 and "--prefix" in r.stderr
 
 
+@BATCHED
+def test_axi_option(batch):
+    """--axi wraps a custom configuration as `<name>_axi` (module `<block module>Axi`, the same
+    parameters, its own register map, the manifest's `axi` entry); a block with neither a
+    memory nor a CSR port, and --axi without a configuration, stop with one line each."""
+    r, d = batch[("axi", "custom")]
+    assert r.returncode == 0, r.stderr[-3000:]
+    m = manifest(d / "p_axi")
+    plain = manifest(RTL / "pml_formal")
+    assert (m["module"], m["block"], m["params"]) == ("PmlLoggerAxi", "pml", plain["params"])
+    assert m["axi"]["registers"] == "csr" and m["axi"]["idBits"] == plain["params"]["idBits"]
+    assert (d / "p_axi" / "p_axi.rdl").exists() and m["registers"] == plain["registers"]
+    ports = {p["name"] for p in m["ports"]}
+    assert {"m_axi_awvalid", "m_axi_wstrb", "m_axi_rresp", "s_axil_araddr", "perf_axilErrors"} <= ports
+    assert not {n for n in ports if n.startswith(("mem_", "csr_"))}
+    r, _ = batch[("axi", "noport")]
+    assert r.returncode == 2 and "no memory or CSR port" in r.stderr and r.stderr.count("\n") == 1
+    r, _ = batch[("axi", "all")]
+    assert r.returncode == 2 and "--axi needs" in r.stderr
+
+
 def test_help_lists_every_option():
     """--help prints the usage with every option of the command line (README "A custom
     configuration") and exits 0."""
@@ -513,7 +539,7 @@ def test_help_lists_every_option():
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith("Emits") and "Usage: xlat.Generate" in r.stdout
     for opt in ("--out", "--list", "--all", "--config", "--block", "--name", "key=value", "--json",
-                "--prefix", "--help"):
+                "--prefix", "--axi", "--help"):
         assert opt in r.stdout, opt
 
 
@@ -602,6 +628,8 @@ NAMED = {
     "mmu_x86": ("mmu", {"guest": "x86_64_4", "host": "ept4", "asidBits": 12}),
     "mmu_formal": ("mmu", MMU_FORMAL),
 }
+# the AXI tops of four of them (docs/packaging.md "AXI"): the same block and parameters
+NAMED.update({f"{c}_axi": NAMED[c] for c in ("walker_rv39", "perforated_default", "pml_default", "mmu_rv")})
 
 
 def doc_defaults(block):

@@ -24,8 +24,9 @@ VERSION = re.search(r"<artifactId>xlat</artifactId>\s*<version>([^<]+)</version>
 LINT = ["babelfish_l1", "walker_rv39", "pml_default", "devtlb_base", "perforated_default", "mmu_formal"]
 # the sim target builds a Verilator binary (~10-40 s of CPU each): README.md's FuseSoC route
 # (tb/integrate/test_readme_routes.py) runs walker_baseline's in make test, these one of every
-# other block in make soak
-SIM_EXTENDED = ["babelfish_l1", "pml_default", "devtlb_base", "perforated_flops", "mmu_formal"]
+# other block in make soak, and an AXI top (its m_axi_* / s_axil_* valid outputs watched too)
+SIM_EXTENDED = ["babelfish_l1", "pml_default", "devtlb_base", "perforated_flops", "mmu_formal",
+                "pml_default_axi"]
 
 
 def _manifest(config: str) -> dict:
@@ -87,8 +88,9 @@ def test_core_matches_manifest(config):
     assert (RTL / config / "xlat_waivers.vlt").read_text() == (ROOT / "rtl" / "lint" / "waivers.vlt").read_text()
     # the smoke bench watches every output channel's valid
     smoke = (RTL / config / f"xlat_smoke_{config}.sv").read_text()
-    valids = [p["name"] for p in m["ports"] if p["direction"] == "output" and p["name"].endswith("_valid")
-              and not p["name"].startswith("dbg_")]
+    valids = [p["name"] for p in m["ports"] if p["direction"] == "output"
+              and ((p["name"].endswith("_valid") and not p["name"].startswith("dbg_"))
+                   or re.fullmatch(r"(m_axi|s_axil)_[a-z]+valid", p["name"]))]
     assert valids
     for v in valids:
         assert f"if ({v}) $fatal" in smoke, v

@@ -21,7 +21,7 @@ SEPARATE = {"maven"}
 
 
 def test_every_route_has_an_example():
-    assert {"verilog", "fusesoc", "maven", "checkers"} <= set(ROUTES), sorted(ROUTES)
+    assert {"verilog", "fusesoc", "axi", "maven", "checkers"} <= set(ROUTES), sorted(ROUTES)
 
 
 @pytest.mark.parametrize("route", sorted(set(ROUTES) - SEPARATE))

@@ -52,6 +52,10 @@ class MmuEnv:
     def __init__(self, dut, *, rng, name="test", mem=None, latency=(1, 4)):
         self.dut, self.rng, self.name = dut, rng, name
         self.man = load_manifest(os.environ["XLAT_MANIFEST"])
+        self.axi = self.man.raw.get("axi")      # an AXI top (xlat_tb.axi): the block inside
+        if self.axi:
+            from xlat_tb.axi import AxiLiteCsr, AxiMemPort, inner, inner_view
+            self.man = inner_view(self.man)
         self.config = self.man.config
         self.p = dict(self.man.params)
         self.cfg = WalkerConfig.from_params(self.p)
@@ -59,16 +63,25 @@ class MmuEnv:
         self.loop = CycleLoop(dut.clock, dut.reset)
         self.req = self.loop.add(DecoupledSource(dut, "req", self.man.channel_fields("req"), rng=rng))
         self.fence = self.loop.add(DecoupledSource(dut, "fence", self.man.channel_fields("fence"), rng=rng))
-        self.csr = self.loop.add(DecoupledSource(dut, "csr_req", self.man.channel_fields("csr_req"), rng=rng))
+        blk = inner(dut, self.man) if self.axi else dut     # the memory and CSR ports
+        if self.axi:
+            self.csr = self.loop.add(AxiLiteCsr(dut, blk, rng=rng))
+        else:
+            self.csr = self.loop.add(DecoupledSource(dut, "csr_req", self.man.channel_fields("csr_req"), rng=rng))
         self.resp_ready = self.loop.add(ReadyDriver(dut, "resp"))
         self.exit_ready = self.loop.add(ReadyDriver(dut, "exit"))
         self.irq_ready = self.loop.add(ReadyDriver(dut, "guestIrq"))
         self.memory = mem
-        self.mem = self.loop.add(MemoryResponder(
-            dut, mem=mem, rng=rng, fields_req=self.man.channel_fields("mem_req"),
-            fields_resp=self.man.channel_fields("mem_resp"), latency=latency, max_outstanding=8))
+        if self.axi:
+            self.mem = self.loop.add(AxiMemPort(
+                dut, blk, mem=mem, rng=rng, fields_req=self.man.channel_fields("mem_req"),
+                latency=latency))
+        else:
+            self.mem = self.loop.add(MemoryResponder(
+                dut, mem=mem, rng=rng, fields_req=self.man.channel_fields("mem_req"),
+                fields_resp=self.man.channel_fields("mem_resp"), latency=latency, max_outstanding=8))
         self.resp_mon = self.loop.add(DecoupledMonitor(dut, "resp", RESP_FIELDS))
-        self.csr_mon = self.loop.add(ValidMonitor(dut, "csr_resp", ("rdata", "error")))
+        self.csr_mon = self.loop.add(ValidMonitor(blk, "csr_resp", ("rdata", "error")))
         self.resps, self.csr_resps, self.fence_done = [], [], 0
         self.resp_mon.callbacks.append(lambda item, c: self.resps.append(item))
         self.csr_mon.callbacks.append(lambda item, c: self.csr_resps.append(item))
@@ -169,6 +182,11 @@ class MmuEnv:
                 got = None if r["error"] else r["rdata"]
             if got != v:
                 bad.append((k, got, v))
+        if self.axi:        # the wrappers' counters, once the last AXI-Lite answer is in
+            await self.loop.wait_until(lambda: self.csr.idle, 1000, "the AXI-Lite slave idle")
+            await self.loop.cycles(3)
+            self.mem.check_counters(self.dut)
+            self.csr.check_counters(self.dut)
         return bad, compared
 
     async def settle(self, cycles: int = 3):

@@ -51,6 +51,10 @@ class PfEnv:
                  mem_req_ready=None, latency=(1, 8), reorder=True):
         self.dut, self.rng, self.name = dut, rng, name
         self.man = load_manifest(os.environ["XLAT_MANIFEST"])
+        self.axi = self.man.raw.get("axi")      # an AXI top (xlat_tb.axi): the block inside
+        if self.axi:
+            from xlat_tb.axi import AxiMemPort, inner, inner_view
+            self.man = inner_view(self.man)
         self.config = self.man.config
         self.p = PerforatedParams.from_dict(dict(self.man.params))
         if self.man.derived.get("missQueue", self.p.missQueue) != self.p.missQueue:
@@ -68,14 +72,20 @@ class PfEnv:
                                                    gaps=inval_gaps or Never()))
         self.resp_ready = self.loop.add(ReadyDriver(dut, "resp", pattern=resp_ready or Never()))
         self.respmon = self.loop.add(DecoupledMonitor(dut, "resp", RESP_FIELDS))
-        self.mem = self.loop.add(MemoryResponder(
-            dut, mem=self.machine.mem, rng=rng, fields_req=f("mem_req"),
-            fields_resp=f("mem_resp"), latency=latency, max_outstanding=16,
-            req_ready=mem_req_ready or Never(), reorder=reorder, max_per_id=1))
-        self.memrespmon = self.loop.add(DecoupledMonitor(dut, "mem_resp", MEM_RESP_FIELDS))
+        blk = inner(dut, self.man) if self.axi else dut     # the block's memory port
+        if self.axi:
+            self.mem = self.loop.add(AxiMemPort(
+                dut, blk, mem=self.machine.mem, rng=rng, fields_req=f("mem_req"),
+                latency=latency, max_per_id=1))
+        else:
+            self.mem = self.loop.add(MemoryResponder(
+                dut, mem=self.machine.mem, rng=rng, fields_req=f("mem_req"),
+                fields_resp=f("mem_resp"), latency=latency, max_outstanding=16,
+                req_ready=mem_req_ready or Never(), reorder=reorder, max_per_id=1))
+        self.memrespmon = self.loop.add(DecoupledMonitor(blk, "mem_resp", MEM_RESP_FIELDS))
         self.donemon = self.loop.add(ValidMonitor(dut, "invalDone", ()))
         self.holds = [self.loop.add(HoldChecker(dut, "resp", RESP_FIELDS)),
-                      self.loop.add(HoldChecker(dut, "mem_req", tuple(f("mem_req"))))]
+                      self.loop.add(HoldChecker(blk, "mem_req", tuple(f("mem_req"))))]
         self.h = {n: getattr(dut, n) for n in ("inval_ready", "resp_valid", "resp_ready")}
         self.perf = {c: getattr(dut, f"perf_{c}") for c in COUNTERS + ("respStallCycles",)}
         self._mreq = []
@@ -277,4 +287,6 @@ class PfEnv:
         # identities (docs "Counters")
         if got["requests"] != got["hits4k"] + got["hits2m"] + got["walks"] + got["badCmds"]:
             raise TbError(f"[{self.config}] requests != hits4k + hits2m + walks + badCmds: {got}")
+        if self.axi:
+            self.mem.check_counters(self.dut)
         return got

@@ -139,6 +139,10 @@ class PmlEnv:
                  manifest=None, mem: SparseMemory | None = None, loop=None):
         self.dut, self.rng, self.name = dut, rng, name
         self.man = manifest if manifest is not None else load_manifest(os.environ["XLAT_MANIFEST"])
+        self.axi = self.man.raw.get("axi")      # an AXI top (xlat_tb.axi): the block inside
+        if self.axi:
+            from xlat_tb.axi import AxiLiteCsr, AxiMemPort, inner, inner_view
+            self.man = inner_view(self.man)
         self.config = self.man.config
         self.p = PmlParams.from_dict(self.man.params)
         self.staged = bool(self.p.inputStage or self.p.dedupEntries > 0)
@@ -160,25 +164,35 @@ class PmlEnv:
                                                        gaps=dirty_gaps or Never()))
         else:   # another block drives dirty (integration): observe the handshake
             self.dirty = self.loop.add(DirtyObserver(dut, P + "dirty", dfields))
-        self.csr = self.loop.add(DecoupledSource(dut, P + "csr_req",
-                                                 self._fields(P + "csr_req"), rng=rng,
-                                                 gaps=csr_gaps or Never()))
+        # the block's memory and CSR ports: on the top, or inside an AXI top (observed there)
+        blk = inner(dut, self.man) if self.axi else dut
+        if self.axi:
+            self.csr = self.loop.add(AxiLiteCsr(dut, blk, rng=rng))
+        else:
+            self.csr = self.loop.add(DecoupledSource(dut, P + "csr_req",
+                                                     self._fields(P + "csr_req"), rng=rng,
+                                                     gaps=csr_gaps or Never()))
         self.exit_ready = self.loop.add(ReadyDriver(dut, P + "exit", pattern=exit_ready or Never()))
         self.irq_ready = self.loop.add(ReadyDriver(dut, P + "guestIrq",
                                                    pattern=irq_ready or Never()))
         self.memory = mem if mem is not None else SparseMemory()
-        self.mem = self.loop.add(MemoryResponder(
-            dut, mem=self.memory, rng=rng, req=P + "mem_req", resp=P + "mem_resp",
-            fields_req=self._fields(P + "mem_req"), fields_resp=self._fields(P + "mem_resp"),
-            latency=latency, max_outstanding=max_outstanding,
-            req_ready=mem_req_ready or Never(), reorder=reorder, max_per_id=1))
+        if self.axi:
+            self.mem = self.loop.add(AxiMemPort(
+                dut, blk, mem=self.memory, rng=rng, fields_req=self._fields("mem_req"),
+                latency=latency, max_per_id=1))
+        else:
+            self.mem = self.loop.add(MemoryResponder(
+                dut, mem=self.memory, rng=rng, req=P + "mem_req", resp=P + "mem_resp",
+                fields_req=self._fields(P + "mem_req"), fields_resp=self._fields(P + "mem_resp"),
+                latency=latency, max_outstanding=max_outstanding,
+                req_ready=mem_req_ready or Never(), reorder=reorder, max_per_id=1))
         self.holds = [self.loop.add(HoldChecker(dut, P + "exit", ("vmid", "reason"))),
                       self.loop.add(HoldChecker(dut, P + "guestIrq", ("vmid", "vector")))]
-        self.h_csr_resp_v = getattr(dut, P + "csr_resp_valid")
-        self.h_csr_resp = (getattr(dut, P + "csr_resp_bits_rdata"),
-                           getattr(dut, P + "csr_resp_bits_error"))
-        self.h_mreq_v = getattr(dut, P + "mem_req_valid")
-        self.h_mreq = {f: getattr(dut, f"{P}mem_req_bits_{f}")
+        self.h_csr_resp_v = getattr(blk, P + "csr_resp_valid")
+        self.h_csr_resp = (getattr(blk, P + "csr_resp_bits_rdata"),
+                           getattr(blk, P + "csr_resp_bits_error"))
+        self.h_mreq_v = getattr(blk, P + "mem_req_valid")
+        self.h_mreq = {f: getattr(blk, f"{P}mem_req_bits_{f}")
                        for f in ("id", "addr", "write", "wdata", "wmask")}
         self.h_exit = [getattr(dut, P + n) for n in ("exit_valid", "exit_bits_vmid",
                                                      "exit_bits_reason")]
@@ -522,6 +536,9 @@ class PmlEnv:
     async def finish(self, counters: bool = True):
         if counters:
             await self.check_counters()
+            if self.axi:
+                self.mem.check_counters(self.dut)
+                self.csr.check_counters(self.dut)
         self.loop.check()
         m = self.model
         if m.pending_exits or m.pending_irqs:

@@ -94,6 +94,10 @@ class WalkerEnv:
                  mem_req_ready=None, flush_gaps=None, reorder=True):
         self.dut, self.rng, self.name = dut, rng, name
         self.man = load_manifest(os.environ["XLAT_MANIFEST"])
+        self.axi = self.man.raw.get("axi")      # an AXI top (xlat_tb.axi): the block inside
+        if self.axi:
+            from xlat_tb.axi import inner_view
+            self.man = inner_view(self.man)
         self.config = self.man.config
         self.p = dict(self.man.params)
         self.cfg = WalkerConfig.from_params(self.p)
@@ -119,11 +123,18 @@ class WalkerEnv:
                                                      pattern=dirty_ready or Never()))
         from models.walker import SparseMemory
         self.memory = mem if mem is not None else SparseMemory()
-        self.mem = self.loop.add(MemoryResponder(
-            dut, mem=self.memory, rng=rng, fields_req=self.man.channel_fields("mem_req"),
-            fields_resp=self.man.channel_fields("mem_resp"), latency=latency,
-            max_outstanding=max_outstanding, req_ready=mem_req_ready or Never(),
-            reorder=reorder, max_per_id=1))
+        if self.axi:        # the memory behind m_axi, the counters behind s_axil
+            from xlat_tb.axi import AxiMemPort, counter_regs, inner
+            self.mem = self.loop.add(AxiMemPort(
+                dut, inner(dut, self.man), mem=self.memory, rng=rng,
+                fields_req=self.man.channel_fields("mem_req"), latency=latency, max_per_id=1))
+            self.counter_regs = counter_regs(dut, self.man, rng)
+        else:
+            self.mem = self.loop.add(MemoryResponder(
+                dut, mem=self.memory, rng=rng, fields_req=self.man.channel_fields("mem_req"),
+                fields_resp=self.man.channel_fields("mem_resp"), latency=latency,
+                max_outstanding=max_outstanding, req_ready=mem_req_ready or Never(),
+                reorder=reorder, max_per_id=1))
         self.resp_mon = self.loop.add(DecoupledMonitor(dut, "resp",
                                                        self.man.channel_fields("resp")))
         self.dirty_mon = self.loop.add(DecoupledMonitor(dut, "dirty", DIRTY_FIELDS))
@@ -593,6 +604,9 @@ class WalkerEnv:
         if diff:
             self._err("perf counters differ (dut, testbench): " +
                       ", ".join(f"{k}: {a} != {b}" for k, (a, b) in diff.items()))
+        if self.axi:
+            self.mem.check_counters(self.dut)
+            await self.counter_regs.check()
         return got
 
     async def finish(self, *, counters: bool = True):

@@ -48,12 +48,26 @@ class MemAccess:
     old: int = 0                 # writes: the word before the write (when applied)
     resp_cycle: int | None = None
     due: int = 0
+    code: int = 0                # the AXI response (xlat_tb.axi): OKAY 0, SLVERR 2, DECERR 3
 
     def __repr__(self):
         k = f"W {self.wdata:#x}/{self.wmask:#04x}" if self.write else f"R -> {self.rdata:#x}"
         e = " ERR" if self.error else ""
         return (f"<#{self.seq} id={self.id} {self.addr:#x} {k}{e} req@{self.req_cycle} "
                 f"resp@{self.resp_cycle}>")
+
+
+def is_error(m, a: MemAccess) -> bool:
+    """Whether memory ``m`` (MemoryResponder or xlat_tb.axi.AxiMemPort: its ``errors_enabled``,
+    ``error_addrs``, ``error_fn``, ``error_p``, ``rng``) answers access ``a`` with a bus error."""
+    if not m.errors_enabled:
+        return False
+    kind = "write" if a.write else "read"
+    if a.addr in m.error_addrs or (a.addr, kind) in m.error_addrs:
+        return True
+    if m.error_fn is not None and m.error_fn(a):
+        return True
+    return m.error_p > 0 and m.rng.random() < m.error_p
 
 
 class MemoryResponder:
@@ -146,14 +160,7 @@ class MemoryResponder:
 
     # ------------------------------------------------------------------ errors
     def _is_error(self, a: MemAccess) -> bool:
-        if not self.errors_enabled:
-            return False
-        kind = "write" if a.write else "read"
-        if a.addr in self.error_addrs or (a.addr, kind) in self.error_addrs:
-            return True
-        if self.error_fn is not None and self.error_fn(a):
-            return True
-        return self.error_p > 0 and self.rng.random() < self.error_p
+        return is_error(self, a)
 
     # ------------------------------------------------------------------ CycleLoop
     def drive(self, cycle: int):

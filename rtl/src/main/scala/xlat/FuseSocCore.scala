@@ -94,7 +94,10 @@ object FuseSocCore {
     val others = ports.filterNot { case (n, _, _) => n == "clock" || n == "reset" }
     val inputs = others.filter(_._2 == "input").map { case (n, _, w) => s"  logic ${decl(w)}$n = '0;" }
     val outputs = others.filter(_._2 == "output").map { case (n, _, w) => s"  logic ${decl(w)}$n;" }
-    val valids = others.collect { case (n, "output", 1) if n.endsWith("_valid") && !n.startsWith("dbg_") => n }
+    // (an AXI top's AXI4 / AXI4-Lite channels too: `m_axi_awvalid`, `s_axil_rvalid`, ...)
+    val valids = others.collect {
+      case (n, "output", 1) if (n.endsWith("_valid") && !n.startsWith("dbg_")) || n.matches("(m_axi|s_axil)_[a-z]+valid") => n
+    }
     val conns = ports.map { case (n, _, _) => s"    .$n($n)" }.mkString(",\n")
     val checks = valids.map(v =>
       s"""      if ($v) $$fatal(1, "xlat smoke $config: $v high in idle cycle %0d with no input offered", cycle);""")

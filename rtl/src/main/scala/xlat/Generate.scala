@@ -2,7 +2,7 @@ package xlat
 
 import java.nio.file.{Files, Path, Paths}
 import scopt.{DefaultOParserSetup, OEffect, OParser}
-import xlat.common.{BlockConfigs, Design}
+import xlat.common.{AxiTop, BlockConfigs, Design}
 import xlat.babelfish.BabelFishConfigs
 import xlat.pml.PmlConfigs
 import xlat.walker.WalkerConfigs
@@ -20,6 +20,8 @@ import xlat.mmu.XlatMmuConfigs
   * xlat.Generate [--out DIR] [--prefix P] --json FILE   (one object: "block", "name" and parameters)
   * xlat.Generate --list | --help
   * }}}
+  * `--axi` emits each requested configuration as its AXI top instead ([[xlat.common.AxiTop]],
+  * docs/packaging.md "AXI"), named `<config>_axi`; four of them are named configurations.
   * `--prefix P` names every emitted module `P_<name>`, so that two configurations of one block
   * can be compiled into one design.
   *
@@ -36,8 +38,24 @@ object Generate {
   val blocks: Seq[BlockConfigs[_ <: Product]] =
     Seq(BabelFishConfigs, WalkerConfigs, PmlConfigs, DevTlbConfigs, PerforatedConfigs, XlatMmuConfigs, PrivCheckConfigs)
 
-  /** Every block's named configurations. */
-  def named: Seq[(String, () => Design)] = blocks.flatMap(_.namedDesigns)
+  /** Blocks with a memory or a CSR port: the ones an AXI top wraps (**decided** by the lead,
+    * docs/packaging.md "AXI"; BabelFishTlb and DevTlb have neither).
+    */
+  val axiBlocks: Set[String] = Set("walker", "perforated", "pml", "mmu")
+
+  /** Named configurations whose AXI top is a named configuration too (`<config>_axi`). */
+  val axiNamed: Seq[String] = Seq("walker_rv39", "perforated_default", "pml_default", "mmu_rv")
+
+  /** The AXI top of named configuration `config`, as configuration `<config>_axi`. */
+  private def axiOf(config: String): Design = {
+    val d = blocks.flatMap(_.namedAs(config, s"${config}_axi")).head
+    if (!axiBlocks(d.block)) fail(s"config '$config': block '${d.block}' has no memory or CSR port for an AXI top (--axi: ${axiBlocks.toSeq.sorted.mkString(", ")})")
+    AxiTop.wrap(d)
+  }
+
+  /** Every block's named configurations, then the named AXI tops. */
+  def named: Seq[(String, () => Design)] =
+    blocks.flatMap(_.namedDesigns) ++ axiNamed.map(c => s"${c}_axi" -> (() => axiOf(c)))
 
   private def knownBlocks = blocks.map(_.block).mkString(", ")
 
@@ -50,6 +68,7 @@ object Generate {
       name: Option[String] = None,
       json: Option[Path] = None,
       prefix: Option[String] = None,
+      axi: Boolean = false,
       values: Seq[(String, String)] = Seq()
   )
 
@@ -77,6 +96,8 @@ object Generate {
       opt[String]("prefix").valueName("P")
         .validate(x => if (x.matches("[A-Za-z][A-Za-z0-9]*")) success else failure(s"--prefix must be letters and digits, got '$x'"))
         .action((x, o) => o.copy(prefix = Some(x))).text("name every emitted module P_<name>"),
+      opt[Unit]("axi").action((_, o) => o.copy(axi = true))
+        .text(s"emit each configuration's AXI top, named <config>_axi (blocks ${axiBlocks.toSeq.sorted.mkString(", ")})"),
       help("help").text("print this usage and stop"),
       checkConfig { o =>
         if (Seq(o.all || o.configs.nonEmpty, o.block.isDefined, o.json.isDefined).count(identity) > 1)
@@ -123,7 +144,7 @@ object Generate {
     * Values are strings, numbers or booleans, read as the same text a `key=value` gives, so the
     * block checks them in one place ([[xlat.common.ParamMap]]).
     */
-  private def fromJson(f: Path): Design = {
+  private def fromJson(f: Path, axi: Boolean): Design = {
     val text =
       try Files.readString(f)
       catch { case _: java.io.IOException => fail(s"cannot read parameter file '$f'") }
@@ -140,8 +161,15 @@ object Generate {
     val b = values.getOrElse("block", fail(s"$f: missing \"block\""))
     val n = values.getOrElse("name", fail(s"$f: missing \"name\""))
     val block = blocks.find(_.block == b).getOrElse(fail(s"$f: unknown block '$b' (known: $knownBlocks)"))
-    attempt(s"config '$n'")(block.custom(n, values - "block" - "name"))
+    customOf(block, n, values - "block" - "name", axi)
   }
+
+  /** A custom configuration `n` of `block`, or with `axi` its AXI top `<n>_axi`. */
+  private def customOf(block: BlockConfigs[_ <: Product], n: String, values: Map[String, String], axi: Boolean): Design =
+    if (!axi) attempt(s"config '$n'")(block.custom(n, values))
+    else if (!axiBlocks(block.block))
+      fail(s"config '$n': block '${block.block}' has no memory or CSR port for an AXI top (--axi: ${axiBlocks.toSeq.sorted.mkString(", ")})")
+    else attempt(s"config '${n}_axi'")(AxiTop.wrap(block.custom(s"${n}_axi", values)))
 
   def main(args: Array[String]): Unit = {
     val code = run(args.toSeq)
@@ -166,13 +194,18 @@ object Generate {
     if (o.list) { named.foreach(n => println(n._1)); return }
 
     val designs: Seq[Design] = (o.json, o.block) match {
-      case (Some(f), _) => Seq(fromJson(f))
+      case (Some(f), _) => Seq(fromJson(f, o.axi))
       case (None, Some(b)) =>
         val n = o.name.getOrElse(s"${b}_custom")
-        Seq(attempt(s"config '$n'")(blocks.find(_.block == b).get.custom(n, o.values.toMap)))
+        Seq(customOf(blocks.find(_.block == b).get, n, o.values.toMap, o.axi))
       case (None, None) =>
         val wanted = if (o.configs.isEmpty) named.map(_._1) else o.configs
-        wanted.map(c => attempt(s"config '$c'")(named.find(_._1 == c).get._2()))
+        if (o.axi && o.configs.isEmpty) fail("--axi needs --config, --block or --json (not every block has an AXI top)")
+        if (o.axi) wanted.map { c =>
+          if (!blocks.exists(_.named.exists(_._1 == c))) fail(s"--axi: '$c' is not a plain named configuration")
+          attempt(s"config '${c}_axi'")(axiOf(c))
+        }
+        else wanted.map(c => attempt(s"config '$c'")(named.find(_._1 == c).get._2()))
     }
     designs.foreach(d => println(attempt(s"config '${d.config}'")(Emit(o.out, d, o.prefix))))
   }

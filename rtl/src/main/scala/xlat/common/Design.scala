@@ -43,6 +43,11 @@ trait BlockConfigs[P <: Product] {
   final def custom(config: String, values: Map[String, String]): Design =
     design(config, ParamMap.build(block, defaults, values))
 
+  /** Named configuration `config` built under another configuration name `as` (its files are
+    * named after `as`): what an `*_axi` top of a named configuration wraps.
+    */
+  final def namedAs(config: String, as: String): Option[Design] = named.find(_._1 == config).map(n => design(as, n._2()))
+
   /** The named configurations as designs, built on demand. */
   final def namedDesigns: Seq[(String, () => Design)] = named.map { case (n, p) => n -> (() => design(n, p())) }
 }
