@@ -617,8 +617,9 @@ async def test_prefetch_issue_cycle(dut):
     (b, q) that misses, responding in t + d. With `prefetchDelay` D (1, or 2 in `devtlb_full`
     since 2026-11-30) the prefetches of R1 are issued in t + D after the requests responding
     until then: for d <= D, R2 allocates a demand slot and R1's candidate (b, q) is dropped as
-    held; for d = D + 1, R2 merges into the prefetch slot. With `prefetchDelay` 0 R2 merges into
-    it for every d."""
+    held; for d = D + 1, R2 merges into the prefetch slot, which is on ats_req at t + D +
+    `pfSendDelay` where the manifest gives it (4: the prefetch send skid, session 31). With
+    `prefetchDelay` 0 R2 merges into it for every d."""
     env = await setup(dut, "prefetch_issue_cycle", latency=(4, 4))
     p = env.p
     if not p.prefetch or p.histDistance > 64 or (1 << p.sidBits) < 3:
@@ -665,4 +666,12 @@ async def test_prefetch_issue_cycle(dut):
                    f"R2 {o2.kind} (slot {o2.slot}), R1's drops {o1.prefetch_drops}")
         else:
             expect(o2.kind == "merge" and o2.slot >= p.ptbEntries, f"R2 {o2.kind} slot {o2.slot}")
+            if p.pfSendDelay:
+                # the link is always ready here and R1's demand went before (t + 3): the
+                # prefetch is on ats_req at its issue + pfSendDelay (the send skid, model Q26)
+                issue = c1 + L - 1 + p.prefetchDelay
+                sent = env.sent_cycle.get(o2.slot)
+                expect(sent == issue + p.pfSendDelay,
+                       f"prefetch slot {o2.slot} sent in {sent}, wanted {issue + p.pfSendDelay} "
+                       f"(issue {issue} + pfSendDelay {p.pfSendDelay})")
     await env.finish()

@@ -116,6 +116,12 @@ Q26 Demand sends go first (docs "Prefetch Unit", "When each change becomes visib
     slot is not sent while a demand slot allocated before it (in an earlier respond, or as the
     demand slot of the same respond) waits to be sent.  The RTL's send queues may take the
     allocations a cycle late (``allocDelay`` 2), both queues alike, so the order holds there too.
+    With the prefetch send skid (``devtlb_full``, **decided** session 31, manifest
+    ``pfSendDelay`` 4) the prefetches pass a 2-entry queue between their queue and the ATS
+    output: they are sent a cycle later (the model does not model the link's cycles; the
+    directed test ``test_prefetch_issue_cycle`` checks the first one's cycle), in the same
+    order, and still after every demand slot waiting in the demand queue, so this rule holds
+    unchanged.
 Q27 The prefetch issue stage (docs "Prefetch Unit", **decided** 2026-11-29, session 21): with
     ``prefetchDelay`` 1 (manifest; the ``registeredChoice`` configurations with a PB) the
     prefetches of a trigger whose respond cycle is t are issued in cycle t + 1: after the
@@ -201,6 +207,10 @@ class DevTlbParams:
     # (Q24): 0 for the rule of the drain's registers (2 with one slot, 3 with several), or the
     # RTL's derived value (manifest "drainDelay": 4 with the drain's skid queue, devtlb_full)
     drainDelay: int = 0
+    # cycles from a prefetch's issue to the first cycle it may be on ats_req with nothing ahead
+    # of it (Q26): 0 when not given, or the RTL's derived value (manifest "pfSendDelay": 4 with
+    # the prefetch send skid, devtlb_full since session 31)
+    pfSendDelay: int = 0
 
     def __post_init__(self):
         if self.pfSlots is None:
@@ -247,6 +257,7 @@ class DevTlbParams:
         d["allocDelay"] = int(derived.get("allocDelay", 1))
         d["prefetchDelay"] = int(derived.get("prefetchDelay", 0))
         d["drainDelay"] = int(derived.get("drainDelay", 0))
+        d["pfSendDelay"] = int(derived.get("pfSendDelay", 0))
         return cls.from_dict(d)
 
     @classmethod

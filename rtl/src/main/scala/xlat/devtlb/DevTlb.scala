@@ -1092,7 +1092,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     demandQ.io.enq.bits := demandIn.bits
     val pfq = new MultiPushQueue(gen, p.prefetchSlots.max(1), "pfq")
     pfq.push(pfEntries.map(Stage(_, p.registeredChoice)))
-    atsOut(demandQ, pfq, fields)
+    atsOut(demandQ, pfq.valid, (en: Bool) => pfq.pop(en), pfq.head, fields)
   }
   /** `keyRam`: the keys are written into the RAMs from the queues' input registers (the
     * allocations a cycle after respond). With the Prefetch Unit (`devtlb_full`, where area
@@ -1170,24 +1170,56 @@ class DevTlb(val p: DevTlbParams) extends Module {
         Mux(demandQ.io.deq.valid, r, demandQ.io.enq.bits.tag))
       r
     }
-    atsOut(demandQ, pfq, (n: AtsSlot) => (n.tag, n.sid, n.page), headTag.map(d => (takeDemand: Bool) => {
-      val (sid, page) = splitKey(Mux(takeDemand, demandKeys.get(demandIdx(d)), pfKeyAt(pfq.head.tag)))
-      (Mux(takeDemand, d, pfq.head.tag), sid, page)
-    }))
+    /** `pfSendSkid`: the prefetch queue's head, with its key read from the RAMs at the head
+      * register, moves into a 2-entry queue whenever that queue is not full (a flag register:
+      * its own dequeue in the cycle is not counted, so the pop is a function of registers),
+      * and the output register takes the prefetches from there. The output's demand-first
+      * choice (`ats_req_ready` and the demand queue's count) popped the prefetch queue, in
+      * front of its head register's 16:1 selection (`fpga/levels.py devtlb_full`: 10.8
+      * weighted levels, session 30); it now moves two pointers of one bit. A prefetch reaches
+      * `ats_req` a cycle later; the queue still sends one a cycle (it enqueues while it holds
+      * one entry and dequeues it).
+      */
+    val skid = Option.when(p.pfSendSkid) {
+      val q = Module(new RegQueue(new AtsSlot(p), 2, flagRegs = true))
+      q.io.enq.valid := pfq.valid
+      val (sid, page) = splitKey(pfKeyAt(pfq.head.tag))
+      q.io.enq.bits.tag := pfq.head.tag
+      q.io.enq.bits.sid := sid
+      q.io.enq.bits.page := page
+      pfq.pop(q.io.enq.fire)
+      q
+    }
+    skid match {
+      case Some(q) =>
+        atsOut(demandQ, q.io.deq.valid, (en: Bool) => q.io.deq.ready := en, q.io.deq.bits, (n: AtsSlot) => (n.tag, n.sid, n.page),
+          headTag.map(d => (takeDemand: Bool) => {
+            val (sid, page) = splitKey(demandKeys.get(demandIdx(d)))
+            val h = q.io.deq.bits
+            (Mux(takeDemand, d, h.tag), Mux(takeDemand, sid, h.sid), Mux(takeDemand, page, h.page))
+          }))
+      case None =>
+        atsOut(demandQ, pfq.valid, (en: Bool) => pfq.pop(en), pfq.head, (n: AtsSlot) => (n.tag, n.sid, n.page), headTag.map(d => (takeDemand: Bool) => {
+          val (sid, page) = splitKey(Mux(takeDemand, demandKeys.get(demandIdx(d)), pfKeyAt(pfq.head.tag)))
+          (Mux(takeDemand, d, pfq.head.tag), sid, page)
+        }))
+    }
   }
-  /** The ATS output register, loaded from the queue heads (`fields` of the head taken, or
+  /** The ATS output register, loaded from the demand queue's head or the prefetch source's
+    * (`pfValid`, `pfHead`, dequeued by `pfPop`), demand first (`fields` of the head taken, or
     * `byHeads` given whether the demand queue's head is taken).
     */
-  private def atsOut[T <: Data](demandQ: RegQueue[T], pfq: MultiPushQueue[T], fields: T => (UInt, UInt, UInt),
+  private def atsOut[T <: Data](demandQ: RegQueue[T], pfValid: Bool, pfPop: Bool => Unit, pfHead: T,
+                                fields: T => (UInt, UInt, UInt),
                                 byHeads: Option[Bool => (UInt, UInt, UInt)] = None): (Bool, AtsReq) = {
     val atsValid = RegInit(false.B)
     val atsBits = Reg(new AtsReq(p))
     val load = !atsValid || io.ats_req.ready
     val takeDemand = demandQ.io.deq.valid
-    val takePf = !takeDemand && pfq.valid
+    val takePf = !takeDemand && pfValid
     demandQ.io.deq.ready := load
-    pfq.pop(load && takePf)
-    val next = Mux(takeDemand, demandQ.io.deq.bits, pfq.head)
+    pfPop(load && takePf)
+    val next = Mux(takeDemand, demandQ.io.deq.bits, pfHead)
     when(load) { atsValid := takeDemand || takePf }
     when(load && (takeDemand || takePf)) {
       val (tag, sid, page) = byHeads.map(_(takeDemand)).getOrElse(fields(next))

@@ -96,6 +96,19 @@ case class DevTlbParams(
     * `registeredChoice` configurations only.
     */
   val prefetchDelay: Int = if (registeredChoice && prefetch) 2 else 0
+  /** The prefetch send skid (`devtlb_full`, docs/devtlb.md "Timing", **decided** 2026-11-30,
+    * session 31): a 2-entry queue between the prefetch queue's head and the ATS output register,
+    * loaded from registers only, so the output's choice (demand first) no longer pops the
+    * prefetch queue. A prefetch is on `ats_req` a cycle later (from t + `prefetchDelay` + 4);
+    * demand sends, and their order before prefetches, are unchanged.
+    */
+  val pfSendSkid: Boolean = drainSkid
+  /** Cycles from a slot's allocation (a prefetch's: its issue cycle) to the first cycle it may
+    * be on `ats_req` with nothing ahead of it (docs/devtlb.md "When each change becomes
+    * visible"): 2, 3 with `registeredChoice` (the queues take it a cycle late), 4 for a
+    * prefetch behind the send skid. In the manifest with the skid only.
+    */
+  val pfSendDelay: Int = if (pfSendSkid) 4 else if (registeredChoice) 3 else 2
 
   def derived: Seq[(String, Any)] = Seq(
     "allocDelay" -> allocDelay,
@@ -107,5 +120,6 @@ case class DevTlbParams(
     "writeShadow" -> timing.writeShadow,
     "pipeline" -> s"lookup latency $latency"
   ) ++ (if (registeredChoice) Seq("prefetchDelay" -> prefetchDelay) else Nil) ++
-    (if (drainSkid) Seq("drainDelay" -> drainDelay) else Nil)
+    (if (drainSkid) Seq("drainDelay" -> drainDelay) else Nil) ++
+    (if (pfSendSkid) Seq("pfSendDelay" -> pfSendDelay) else Nil)
 }
