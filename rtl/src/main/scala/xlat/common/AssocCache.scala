@@ -66,7 +66,10 @@ import chisel3.util._
   * ageing of an eviction uses the candidates and top value of the cycle before too. The free
   * bits the choice scans are registered from the valid and write registers' next values (the
   * same bits, from registers), and `validKept` gives a caller the entries valid and not written
-  * in the next cycle, to register with its compares (a select then starts from registers).
+  * in the next cycle, to register with its compares (a select then starts from registers). The
+  * PLRU word after a landing is selected like its entry, among the words each registered choice
+  * gives (the entry holding the key: `TreePlru.touchFirst` of the same-key bits), so the clashes
+  * and the de-duplication pick are not in front of the tree's subtree ORs.
   *
   * ==Split operations (with `split`, needs `late` and `keyIn`)==
   * For the clock of a caller whose decision to fill or use an entry comes from deep logic but
@@ -91,10 +94,10 @@ import chisel3.util._
   * the write cycle, the landing's two registered free choices, whichever it took (none when it
   * did not land): so the landing's de-duplication pick and eviction clash are not in front of
   * the free bits. An unused free choice is thus free a cycle later; an entry the landing
-  * de-duplicated into or evicted is valid anyway, unless its owner's drop removed it in the
-  * landing cycle: then it counts free while its write is pending, and a fill choosing it later
-  * overwrites the new content as an eviction would (a cache may lose an entry; no lookup sees
-  * wrong data). A `cancel()` drops both the landing fill and the fill in its write cycle;
+  * de-duplicated into or evicted is valid anyway, unless a drop or an invalidation (without a
+  * cancel) removed its previous content in the landing cycle: then it counts free while its
+  * write is pending, and a fill choosing it later overwrites the new content as an eviction
+  * would (a cache may lose an entry; no lookup sees wrong data). A `cancel()` drops both the landing fill and the fill in its write cycle;
   * the entry the latter would have written is invalidated (its previous content too). An owner's
   * confirm in the landing or the write cycle confirms the fill; a drop of the owner of the
   * entry's previous content in the write cycle does not remove the new content.
@@ -383,7 +386,7 @@ class AssocCache[T <: Data](
       val a1R = RegNext(anyFree, false.B); val a2R = RegNext(twoFree, false.B)
       val e1R = RegNext(e1v); val e2R = RegNext(e2v)
       val f1OHR = RegNext(VecInit(f1)); val e1OHR = RegNext(VecInit(e1))
-      // (both free choices one-hot: what a landing excludes from the next free bits)
+      // (both free choices one-hot: what a landing excludes from the free bits of the next cycle)
       val f2OHR = RegNext(VecInit(f2))
       for (i <- 0 until n) freeTakeN.get(i) := f1OHR(i) || f2OHR(i)
       val candR = RegNext(VecInit(cand)); val topR = top.map(t => RegNext(t))

@@ -104,7 +104,8 @@ class TreePlru(n: Int) extends ReplacementPolicy(n) {
   /** [[touchOH]] of the lowest set way of `x` (at least one set), without forming its one-hot
     * first: a node keeps its bit when a set way lies before its subtree, else turns left (1) when
     * its left subtree has one, right (0) when only its right subtree has one; each node from ORs
-    * of `x` over its subtrees and the ways before them (a tree, not the one-hot's prefix scan).
+    * of `x` over its subtrees and the ways before them (a tree, not the one-hot's prefix scan); the
+    * same word as `touchOH` of the lowest set way's one-hot.
     */
   def touchFirst(state: UInt, x: Seq[Bool]): UInt = {
     require(x.size == n)
