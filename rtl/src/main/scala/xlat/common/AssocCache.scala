@@ -66,10 +66,7 @@ import chisel3.util._
   * ageing of an eviction uses the candidates and top value of the cycle before too. The free
   * bits the choice scans are registered from the valid and write registers' next values (the
   * same bits, from registers), and `validKept` gives a caller the entries valid and not written
-  * in the next cycle, to register with its compares (a select then starts from registers). The
-  * PLRU word after a landing is selected like its entry, among the words each registered choice
-  * gives (the entry holding the key: `TreePlru.touchFirst` of the same-key bits), so the clashes
-  * and the de-duplication pick are not in front of the tree's subtree ORs.
+  * in the next cycle, to register with its compares (a select then starts from registers).
   *
   * ==Split operations (with `split`, needs `late` and `keyIn`)==
   * For the clock of a caller whose decision to fill or use an entry comes from deep logic but
@@ -97,8 +94,9 @@ import chisel3.util._
   * de-duplicated into or evicted is valid anyway, unless a drop or an invalidation (without a
   * cancel) removed its previous content in the landing cycle: then it counts free while its
   * write is pending, and a fill choosing it later overwrites the new content as an eviction
-  * would (a cache may lose an entry; no lookup sees wrong data). A `cancel()` drops both the landing fill and the fill in its write cycle;
-  * the entry the latter would have written is invalidated (its previous content too). An owner's
+  * would (a cache may lose an entry; no lookup sees wrong data). A `cancel()` drops both the
+  * landing fill and the fill in its write cycle; the entry the latter would have written is
+  * invalidated (its previous content too). An owner's
   * confirm in the landing or the write cycle confirms the fill; a drop of the owner of the
   * entry's previous content in the write cycle does not remove the new content.
   *
@@ -293,8 +291,6 @@ class AssocCache[T <: Data](
   /** With `ahead`: the entries a fill landing now may take as free (its two registered free
     * choices, one-hot), which the free bits of the next cycle exclude whichever it takes. */
   private val freeTakeN = Option.when(ahead)(Wire(Vec(n, Bool())))
-  /** With `ahead`: the PLRU word after a fill landing now (see the landing's update, below). */
-  private val landWordN = Option.when(ahead)(Wire(UInt(repl.policy.stateBits.W)))
   private val victim = repl.victim(0.U)
   private val pinned = if (pins) pinR.reduce(_ | _) else 0.U(n.W)
   private val anyOpen = (0 until n).map(i => !pinned(i)).reduce(_ || _)
@@ -400,16 +396,6 @@ class AssocCache[T <: Data](
       val wOH = (0 until n).map { i =>
         Mux(dupAny, dupOH(i), Mux(fAny, Mux(fClash, f2R === i.U, f1R === i.U), Mux(eClash, e2R === i.U, e1R === i.U)))
       }
-      // The PLRU word after the landing, one candidate word per choice, each touched from its
-      // registered one-hot (the entry holding the key: from the same-key bits, `touchFirst`),
-      // then selected like the entry: the clashes and the de-duplication pick select a word,
-      // they are not in front of the tree's subtree ORs (the same word as `touchOH(wOH)`).
-      val e2OHR = RegNext(VecInit((0 until n).map(e2v === _.U)))
-      val plru = repl.policy.asInstanceOf[TreePlru]
-      val st = repl.peek(0.U)
-      landWordN.get := Mux(dupAny, plru.touchFirst(st, dup),
-        Mux(fAny, Mux(fClash, plru.touchOH(st, f2OHR), plru.touchOH(st, f1OHR)),
-          Mux(eClash, plru.touchOH(st, e2OHR), plru.touchOH(st, e1OHR))))
       (idx, wOH, fAny, candR.toSeq, topR)
     }
   private val evicting = !dupAny && !freeAny
@@ -447,7 +433,7 @@ class AssocCache[T <: Data](
     // (the tree's update from the landing's one-hot entry, not its encoded index: the same
     // word, since a tree PLRU's `taken` leaves the state as it is)
     require(repl.policy.isInstanceOf[TreePlru])
-    when(fillA) { repl.write(0.U, landWordN.getOrElse(repl.policy.touchOH(repl.peek(0.U), wayOH))) }
+    when(fillA) { repl.write(0.U, repl.policy.touchOH(repl.peek(0.U), wayOH)) }
   } else when(fillA) { repl.fill(0.U, way, evicting && way === victim) }
   // (with `landOH` the touch from the way's bits, without the compares and subtractions of
   // `touch`: the same word)

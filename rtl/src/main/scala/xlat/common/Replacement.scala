@@ -101,26 +101,6 @@ class TreePlru(n: Int) extends ReplacementPolicy(n) {
         touchOHOf(bits.slice(1, l), l, oh.take(l)) ++ touchOHOf(bits.slice(l, m - 1), m - l, oh.drop(l))
     }
 
-  /** [[touchOH]] of the lowest set way of `x` (at least one set), without forming its one-hot
-    * first: a node keeps its bit when a set way lies before its subtree, else turns left (1) when
-    * its left subtree has one, right (0) when only its right subtree has one; each node from ORs
-    * of `x` over its subtrees and the ways before them (a tree, not the one-hot's prefix scan); the
-    * same word as `touchOH` of the lowest set way's one-hot.
-    */
-  def touchFirst(state: UInt, x: Seq[Bool]): UInt = {
-    require(x.size == n)
-    def of(bits: Seq[Bool], m: Int, x: Seq[Bool], before: Bool): Seq[Bool] =
-      if (m == 1) Seq()
-      else {
-        val l = leftSize(m)
-        val anyL = x.take(l).reduce(_ || _)
-        val anyR = x.drop(l).reduce(_ || _)
-        Seq(Mux(before || !(anyL || anyR), bits.head, anyL)) ++
-          of(bits.slice(1, l), l, x.take(l), before) ++ of(bits.slice(l, m - 1), m - l, x.drop(l), before || anyL)
-      }
-    if (n == 1) state else VecInit(of(nodes(state), n, x, false.B)).asUInt
-  }
-
   /** The victim one-hot: each way's bit the AND of the node bits on its path (no encoded way). */
   def victimOH(state: UInt): Seq[Bool] = victimOHOf(nodes(state), n)
 
