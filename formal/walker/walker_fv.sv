@@ -946,8 +946,9 @@ module walker_fv (
     // C13 two D-setting walks of different entries hold their locks at once
     cover (hl_0 && hl_1 && d_needD == 2'b11 && !same_pte);
     cover (c_bad_ok && perf_badMemResps != c_bad_q);  // C11 bad-id responses dropped
-    // C12 de-duplicated fill: a fill writes a valid entry while the other is free (only a fill
-    // whose key that entry holds does), in each cache
+    // C12 de-duplicated fill: a fill writes a valid entry while the other is free (a fill whose
+    // key that entry holds; since session 31 also an eviction while a free entry a fill two
+    // cycles before left unused is hidden: formal/walker/README.md), in each cache
     cover (fill_g && d_gValid[d_fillWay[0]] && d_gValid != 2'b11);
     cover (fill_h && d_hValid[d_fillWay[0]] && d_hValid != 2'b11);
     cover (fill_t && d_tValid[d_fillWay[0]] && d_tValid != 2'b11);

@@ -87,9 +87,16 @@ import chisel3.util._
   * whose write is pending in the write cycle still shows its previous content, valid or not,
   * and a lookup may use it (that content was valid when the caller chose it). A fill's key is
   * compared, besides the previous fill's (landing) data, with the data of the fill in its write
-  * cycle, for the entry that write changes. The free entries a choice ahead sees exclude the
-  * entry being written. A `cancel()` drops both the landing fill and the fill in its write cycle;
-  * the entry the latter would have written is invalidated (its previous content too). An owner's
+  * cycle, for the entry that write changes. The free entries a choice ahead sees exclude, in
+  * the write cycle, the landing's two registered free choices, whichever it took (none when it
+  * did not land): so the landing's de-duplication pick and eviction clash are not in front of
+  * the free bits. An unused free choice is thus free a cycle later; an entry the landing
+  * de-duplicated into or evicted is valid anyway, unless a drop or an invalidation (without a
+  * cancel) removed its previous content in the landing cycle: then it counts free while its
+  * write is pending, and a fill choosing it later overwrites the new content as an eviction
+  * would (a cache may lose an entry; no lookup sees wrong data). A `cancel()` drops both the
+  * landing fill and the fill in its write cycle; the entry the latter would have written is
+  * invalidated (its previous content too). An owner's
   * confirm in the landing or the write cycle confirms the fill; a drop of the owner of the
   * entry's previous content in the write cycle does not remove the new content.
   *
@@ -281,6 +288,9 @@ class AssocCache[T <: Data](
     * first-two scan starts from registers. */
   private val freeAheadN = Option.when(ahead)(Wire(Vec(n, Bool())))
   private val freeAheadR = freeAheadN.map(x => RegNext(x, VecInit(Seq.fill(n)(true.B))))
+  /** With `ahead`: the entries a fill landing now may take as free (its two registered free
+    * choices, one-hot), which the free bits of the next cycle exclude whichever it takes. */
+  private val freeTakeN = Option.when(ahead)(Wire(Vec(n, Bool())))
   private val victim = repl.victim(0.U)
   private val pinned = if (pins) pinR.reduce(_ | _) else 0.U(n.W)
   private val anyOpen = (0 until n).map(i => !pinned(i)).reduce(_ || _)
@@ -372,6 +382,9 @@ class AssocCache[T <: Data](
       val a1R = RegNext(anyFree, false.B); val a2R = RegNext(twoFree, false.B)
       val e1R = RegNext(e1v); val e2R = RegNext(e2v)
       val f1OHR = RegNext(VecInit(f1)); val e1OHR = RegNext(VecInit(e1))
+      // (both free choices one-hot: what a landing excludes from the free bits of the next cycle)
+      val f2OHR = RegNext(VecInit(f2))
+      for (i <- 0 until n) freeTakeN.get(i) := f1OHR(i) || f2OHR(i)
       val candR = RegNext(VecInit(cand)); val topR = top.map(t => RegNext(t))
       val fClash = any(f1OHR.zip(wroteLastR).map { case (a, b) => a && b })
       val eClash = any(e1OHR.zip(wroteLastR).map { case (a, b) => a && b })
@@ -442,7 +455,9 @@ class AssocCache[T <: Data](
     if (ahead) {
       val validN = filled || (validR(i) && !invalMask(i) && !dropped && !killed(i))
       val wroteN = if (writeLate) fillW && !cancelEn && wOHW(i) else fillA && wayOH(i)
-      freeAheadN.get(i) := !validN && !(writeLate.B && fillA && wayOH(i))
+      // (a pending write excludes the landing's registered free choices, not its entry: the
+      // de-duplication pick and the eviction clash stay out of the free bits; see "Choice ahead")
+      freeAheadN.get(i) := !validN && !(writeLate.B && fillA && freeTakeN.get(i))
       keptAheadN.get(i) := validN && !wroteN
     }
     provR(i) := (filled && !wrConfirmed) || (provR(i) && !confirmedOwner(mine))
