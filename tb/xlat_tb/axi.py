@@ -144,6 +144,9 @@ class AxiMemPort:
         self.held = {0: 0, 1: 0}             # answers due and waiting on hold
         self.h_rb = [getattr(dut, f"{prefix}_{n}") for n in ("rvalid", "bvalid", "rready", "bready")]
         self.h_resp_ready = getattr(block, "mem_resp_ready")
+        self.h_req = [getattr(block, "mem_req_ready")]
+        self.h_issue = [getattr(dut, f"{prefix}_{n}") for n in
+                        ("arvalid", "arready", "awvalid", "awready", "wvalid", "wready")]
         self.reset_state()
         cocotb.start_soon(self._reads())
         cocotb.start_soon(self._writes())
@@ -155,6 +158,10 @@ class AxiMemPort:
         self.outstanding = 0
         self.b_first = False                      # the adapter's R / B order (docs/packaging.md)
         self.conflicts: list[str] = []            # winner ("R" / "B") of each R + B cycle
+        # the adapter's skid queue as the rule sees it: taken on mem_req, not yet issued on AXI
+        # (a write is issued when both its AW and its W have been taken), head first
+        self.skid: deque[int] = deque()
+        self.skid_aw = self.skid_w = False
 
     @property
     def idle(self) -> bool:
@@ -195,12 +202,14 @@ class AxiMemPort:
         if self.loop is not None and self.loop.in_reset:
             return
         self._check_order()
+        self._check_skid()
         self.req_mon.sample(cycle)
         self.resp_mon.sample(cycle)
         q, r = self.req_mon.item, self.resp_mon.item
         if r is not None:
             self._took_response(r, cycle)
         if q is not None:
+            self.skid.append(q["write"])
             self._took_request(q, cycle)
 
     def _check_order(self):
@@ -215,6 +224,24 @@ class AxiMemPort:
                        f"{'R' if take_r else 'B'} (conflicts so far {self.conflicts})")
         self.b_first = take_r
         self.conflicts.append("R" if take_r else "B")
+
+    def _check_skid(self):
+        """The block's ``mem_req_ready`` is "fewer than two requests taken and not yet issued on
+        AXI", from the state before this cycle (docs/packaging.md, "AXI": a registered skid, no
+        AXI ``ready`` in the block's request path); then this cycle's AXI handshakes (the cycle's
+        new request is added by ``sample``)."""
+        ready = int(self.h_req[0].value)
+        arv, arr, awv, awr, wv, wr = (int(h.value) for h in self.h_issue)
+        if ready != int(len(self.skid) < 2):
+            self._fail(f"mem_req_ready {ready} with {len(self.skid)} request(s) in the skid queue")
+        if self.skid and not self.skid[0] and arv and arr:
+            self.skid.popleft()
+        elif self.skid and self.skid[0]:
+            self.skid_aw |= bool(awv and awr)
+            self.skid_w |= bool(wv and wr)
+            if self.skid_aw and self.skid_w:
+                self.skid.popleft()
+                self.skid_aw = self.skid_w = False
 
     def _took_request(self, q: dict, cycle: int):
         a = MemAccess(len(self.log), cycle, q["id"], q["addr"], q["write"], q["wdata"], q["wmask"])

@@ -11,10 +11,15 @@ import chisel3.util._
   * port's, and responses return out of order across ids, matched by id as the block expects.
   * A write's `wstrb` is its `wmask`.
   *
-  * Requests: one register stage. A read presents AR; a write presents AW and W in the same cycle
-  * and holds each until its own handshake (**decided**: neither waits for the other, so a slave
-  * that wants W before AW, or AW before W, or both at once, is served: no dependency, no
-  * deadlock). The next request is taken in the cycle the last of its channels completes.
+  * Requests: a two-entry skid queue ([[RegQueue]] with registered flags) in front of the AXI
+  * channels. The block's `mem_req_ready` is the queue's registered "not full" (**decided**: no
+  * AXI `ready` reaches the block's request logic combinationally, which was the routed critical
+  * path of `pml_default_axi`), and the AXI channels are driven from the queue's head, so a
+  * request still reaches AR / AW the cycle after it is taken and back-to-back requests keep one
+  * per cycle. A read presents AR; a write presents AW and W in the same cycle and holds each until
+  * its own handshake (**decided**: neither waits for the other, so a slave that wants W before AW,
+  * or AW before W, or both at once, is served: no dependency, no deadlock); the head leaves the
+  * queue in the cycle the last of its channels completes.
   *
   * Responses: R and B both go to `mem_resp`. When both are valid in one cycle (**decided**, the
   * written order of docs/packaging.md), they alternate: the one that waited at the last such
@@ -36,28 +41,29 @@ class AxiMemMaster(idBits: Int, addrBits: Int) extends Module {
   })
   private val a = io.axi
 
-  private val held = Reg(new MemReq(idBits, addrBits))
-  private val arPending = RegInit(false.B)
-  private val awPending = RegInit(false.B)
-  private val wPending = RegInit(false.B)
-  io.req.ready := (!arPending || a.bool("arready")) && (!awPending || a.bool("awready")) && (!wPending || a.bool("wready"))
-  when(io.req.fire) {
-    held := io.req.bits
-    arPending := !io.req.bits.write
-    awPending := io.req.bits.write
-    wPending := io.req.bits.write
+  private val q = Module(new RegQueue(new MemReq(idBits, addrBits), 2, flagRegs = true))
+  q.io.enq <> io.req
+  private val head = q.io.deq.bits
+  // the head's write channels already taken (a write's AW and W complete independently)
+  private val awDone = RegInit(false.B)
+  private val wDone = RegInit(false.B)
+  private val awOk = awDone || a.bool("awready")
+  private val wOk = wDone || a.bool("wready")
+  q.io.deq.ready := Mux(head.write, awOk && wOk, a.bool("arready"))
+  when(q.io.deq.fire) {
+    awDone := false.B
+    wDone := false.B
   }.otherwise {
-    when(a.bool("arready")) { arPending := false.B }
-    when(a.bool("awready")) { awPending := false.B }
-    when(a.bool("wready")) { wPending := false.B }
+    when(a.bool("awvalid") && a.bool("awready")) { awDone := true.B }
+    when(a.bool("wvalid") && a.bool("wready")) { wDone := true.B }
   }
 
-  a("arvalid") := arPending
-  a("arid") := held.id
-  a("araddr") := held.addr
-  a("awvalid") := awPending
-  a("awid") := held.id
-  a("awaddr") := held.addr
+  a("arvalid") := q.io.deq.valid && !head.write
+  a("arid") := head.id
+  a("araddr") := head.addr
+  a("awvalid") := q.io.deq.valid && head.write && !awDone
+  a("awid") := head.id
+  a("awaddr") := head.addr
   for ((len, size, burst, lock, cache, prot, qos) <- Seq(
       (a("arlen"), a("arsize"), a("arburst"), a("arlock"), a("arcache"), a("arprot"), a("arqos")),
       (a("awlen"), a("awsize"), a("awburst"), a("awlock"), a("awcache"), a("awprot"), a("awqos")))) {
@@ -69,9 +75,9 @@ class AxiMemMaster(idBits: Int, addrBits: Int) extends Module {
     prot := 0.U
     qos := 0.U
   }
-  a("wvalid") := wPending
-  a("wdata") := held.wdata
-  a("wstrb") := held.wmask
+  a("wvalid") := q.io.deq.valid && head.write && !wDone
+  a("wdata") := head.wdata
+  a("wstrb") := head.wmask
   a("wlast") := true.B
 
   // R / B arbitration: `bFirst` names the one that goes first when both are valid.
