@@ -16,7 +16,9 @@ tb/xlat_tb/generate.py).
 Compile time: the L2 configuration's model is ~7 MB of C++; in one file at -O1 it took more
 than 14 minutes. With --output-split 20000 / --output-split-cfuncs 20000 it is ~8 files compiled
 by `make -j2`. The model is compiled at -O2 (XLAT_EVAL_OPT overrides): it simulates faster than
--O1 (see sim/README.md, "Simulation speed", for the measurements).
+-O1 (see sim/README.md, "Simulation speed", for the measurements). The smoke tests' -O0 builds
+are one translation unit instead (tb/xlat_tb/verilator.py `make_overrides`; sim/README.md "The
+smoke tests' time").
 """
 from __future__ import annotations
 

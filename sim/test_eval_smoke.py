@@ -33,7 +33,8 @@
   idle skipping is exact, and `sim/eval.py --quick --blocks perforated` writes its section.
 
 The harness binaries are cached under build/eval/obj/<config>/ (shared with `make eval`):
-the first run builds three of them (about 20 s per L1 configuration and 36 s for L2 on 2 cores).
+the first run builds twelve of them, at -O0 as one translation unit each (tb/README.md "Build
+time"), and the builds are most of its time (sim/README.md "The smoke tests' time").
 """
 from __future__ import annotations
 

@@ -45,8 +45,19 @@ def make_overrides(opt_fast: str, opt_slow: str, opt_global: str | None = None) 
     Verilator runtime (verilated.cpp, verilated_vpi.cpp, ...) is the same in every model, so
     only the first model of a run compiles it (about 5 s of every model build). XLAT_CCACHE=0
     turns that off; CCACHE_DIR chooses the cache (ccache's default: ~/.cache/ccache).
+
+    Unoptimised models (-O0 for both halves: the testbenches' default and the eval smoke's) are
+    compiled as one translation unit (VM_PARALLEL_BUILDS=0: Verilator's `<prefix>__ALL.cpp`
+    includes every file). Split, each of the ~10 files parses the model's headers again and
+    the build first precompiles them twice (the fast and the slow `__pch.h.gch`, 70 MB each),
+    which at -O0 costs more than compiling the code: one unit takes about half the CPU time
+    (walker_x86's testbench model 21 -> 9 s, mmu_x86's 10 MB of C++ 33 -> 17 s, the
+    babelfish_l2 harness 16.5 -> 6.6 s; tb/README.md "Build time"). Optimised builds (make
+    eval's -O2) stay split: there one unit of an L2-sized model takes many minutes.
     """
     out = [f"OPT_FAST={opt_fast}", f"OPT_SLOW={opt_slow}"]
+    if opt_fast == opt_slow == "-O0":
+        out.append("VM_PARALLEL_BUILDS=0")
     cc = shutil.which("ccache")
     if cc and os.environ.get("XLAT_CCACHE", "1").strip() != "0":
         out.append(f"OBJCACHE={cc}")
