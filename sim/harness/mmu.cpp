@@ -16,7 +16,7 @@
 //     1 PmlLogger), cycles; checks the port protocol; at the end reads every counter of the
 //     CSR map and checks its own counts equal the RTL's (exit status 3 otherwise);
 //   * writes statistics as JSON (--out) and, with --log, one 32-byte record per response.
-// Idle cycles (a walk waiting for memory) are skipped exactly (xlat::FixedPoint) unless
+// Idle cycles (a walk waiting for memory) are skipped exactly (CountingFixedPoint, below) unless
 // --exact-idle. Widths, register offsets and counter names come from xlat_params.h, generated
 // from the configuration's manifest.json by sim/harness_build.py.
 #include <chrono>
@@ -87,6 +87,88 @@ struct Stats {
     uint64_t latencySum = 0, srcLatency[3] = {0, 0, 0}, readsOfWalks = 0, stallCycles = 0;
 };
 
+// Exact idle skipping while a request waits for memory. XlatMmu's perf_busyCycles counts every
+// cycle it is not idle, so a waiting MMU is never at a fixed point (xlat::FixedPoint): one 32-bit
+// register (and its port's copy) grows by one a cycle. Nothing reads that counter but its own
+// increment and the CSR map's read path (an access makes the cycle loud), so a state whose only
+// change over two quiet cycles in a row is +1 in the same words, each holding perf_busyCycles'
+// value, is a counting fixed point: k more quiet cycles add k to those words and change nothing
+// else (the counter saturates at 2^32-1: no skip near it). A state with no change at all (the
+// vCPU out for a PML exit) is the plain fixed point.
+template <class Root>
+class CountingFixedPoint {
+  public:
+    explicit CountingFixedPoint(Root* root) : root_(root), snap_(sizeof(Root)) {}
+    // Called once per cycle after the edge with this cycle's quietness and the counter's value.
+    bool settled(bool quiet, uint32_t counter) {
+        if (!quiet) {
+            seen_ = 0;
+            return false;
+        }
+        const unsigned char* cur = (const unsigned char*)root_;
+        if (seen_ == 0) {
+            take();
+            return false;
+        }
+        std::vector<size_t> w;
+        bool ok = diff(cur, counter, w);
+        if (seen_ == 1 || !ok || w != words_) {
+            // a first step (or not the same one as before): remember it and look once more
+            words_ = w;
+            take();
+            seen_ = ok ? 2 : 1;
+            return false;
+        }
+        seen_ = 0;
+        return true;
+    }
+    // applies k skipped quiet cycles to the state (settled() returned true)
+    void advance(uint64_t k) {
+        for (size_t off : words_) {
+            uint32_t v;
+            std::memcpy(&v, (unsigned char*)root_ + off, 4);
+            v += (uint32_t)k;
+            std::memcpy((unsigned char*)root_ + off, &v, 4);
+        }
+    }
+    // the largest skip that keeps every counted word below saturation
+    uint64_t room(uint32_t counter) const {
+        if (words_.empty()) return UINT64_MAX;
+        return counter >= 0xFFFFFFF0u ? 0 : 0xFFFFFFF0ULL - counter;
+    }
+
+  private:
+    void take() {
+        std::memcpy(snap_.data(), (const void*)root_, sizeof(Root));
+        if (!seen_) seen_ = 1;
+    }
+    // the aligned 32-bit words that changed since the snapshot; false unless each grew by one
+    // and holds the counter's value or the next one (the register, its port's copy, the next
+    // value Verilator keeps), at most four
+    bool diff(const unsigned char* cur, uint32_t counter, std::vector<size_t>& w) const {
+        const size_t n8 = sizeof(Root) / 8;
+        for (size_t q = 0; q < n8; q++) {
+            uint64_t a8, b8;
+            std::memcpy(&a8, snap_.data() + 8 * q, 8);
+            std::memcpy(&b8, cur + 8 * q, 8);
+            if (a8 == b8) continue;
+            for (size_t off = 8 * q; off < 8 * q + 8; off += 4) {
+                uint32_t a, b;
+                std::memcpy(&a, snap_.data() + off, 4);
+                std::memcpy(&b, cur + off, 4);
+                if (a == b) continue;
+                if (b != a + 1 || (b != counter && b != counter + 1) || w.size() >= 4) return false;
+                w.push_back(off);
+            }
+        }
+        return std::memcmp(snap_.data() + 8 * n8, cur + 8 * n8, sizeof(Root) - 8 * n8) == 0;
+    }
+    Root* root_;
+    std::vector<unsigned char> snap_;
+    std::vector<size_t> words_;
+    int seen_ = 0;
+};
+
 struct Options : xlat::CommonOptions {  // (--latency defaults to 100)
     std::string mem, trace;
     uint64_t warmup = 0, pmlMask = 0, pmlService = 0, ctrl = 3;
@@ -131,7 +213,7 @@ int main(int argc, char** argv) {
 
     xlat::Model<Vdut> model(argc, argv);
     Vdut& d = model.dut();
-    auto& fp = model.fp;
+    CountingFixedPoint<std::remove_pointer_t<decltype(d.rootp)>> fp(d.rootp);
 
     // ---- reset: every input idle
     d.req_valid = 0;
@@ -409,7 +491,7 @@ int main(int argc, char** argv) {
                            (!in.reqValid || in.reqIndex == prev.reqIndex) && !in.csrValid &&
                            !prev.csrValid && csrOutstanding == 0;
         prev = in;
-        if (fp.settled(quiet && !o.exactIdle)) {
+        if (fp.settled(quiet && !o.exactIdle, (uint32_t)d.perf_busyCycles)) {
             // fixed point: nothing changes until the next memory response or CSR access is due
             uint64_t due = UINT64_MAX;
             if (!pend.empty()) due = pend.next_due();
@@ -418,7 +500,10 @@ int main(int argc, char** argv) {
             if (due == UINT64_MAX)
                 die("MMU stuck: %llu of %llu requests answered, no memory access or CSR access pending",
                     (unsigned long long)responses, (unsigned long long)n);
+            const uint64_t room = fp.room((uint32_t)d.perf_busyCycles);
+            if (room != UINT64_MAX) due = std::min(due, cycle + room);
             if (due > cycle) {
+                fp.advance(due - cycle);
                 skipped += due - cycle;
                 if (serviceWrites && !inFlight && nextReq < n) st.stallCycles += due - cycle;
                 cycle = due;
