@@ -31,6 +31,10 @@
   counters at the end (a corrupted response is caught), every response equals the builder's
   records (a wrong expectation fails the harness), its counts agree with every perf_* counter,
   idle skipping is exact, and `sim/eval.py --quick --blocks perforated` writes its section.
+- XlatMmu (sim/harness/mmu.cpp) on mmu_formal, extended only (its own Verilator build): every
+  response of a two-VM container run equals the composed model tb/models/xlat_mmu.py (source
+  included) with the counters at the end, PML log writes and exits agree with the RTL's
+  counters, a corrupted response is caught, idle skipping past perf_busyCycles is exact.
 
 The harness binaries are cached under build/eval/obj/<config>/ (shared with `make eval`):
 the first run builds three of them (about 20 s per L1 configuration and 36 s for L2 on 2 cores).
@@ -674,13 +678,13 @@ def test_perforated_quick_eval_report(tmp_path):
 # ---- XlatMmu (sim/harness/mmu.cpp) --------------------------------------------------------------
 @pytest.fixture(scope="module")
 def mmu_work(tmp_path_factory):
-    """Two VMs of two container processes on mmu_formal (4-entry PML buffers: an exit every four
-    dirty pages, so the hypervisor's path runs often)."""
+    """Two VMs of two container processes on mmu_formal, every host leaf of data 4 KiB (a dirty
+    event per page first written; 4-entry PML buffers: the hypervisor's path runs often)."""
     import mmuio
     from workloads import mmu as mwl
 
     d = tmp_path_factory.mktemp("mmu")
-    w = mwl.containers("mmu_formal", 2, 2, 2500, seed=5, slice_len=300)
+    w = mwl.containers("mmu_formal", 2, 2, 2500, seed=5, slice_len=300, h2m=0.0)
     mmuio.write_workload(w, d / "m.mem", d / "m.trace")
     return w, d
 
