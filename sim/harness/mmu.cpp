@@ -52,18 +52,9 @@ Trace load_trace(const char* path) {
     const uint64_t n = h[0];
     Trace t;
     t.pmlBase = h[1];
-    xlat::readv(f, t.va, n, "va");
-    xlat::readv(f, t.s1Root, n, "s1Root");
-    xlat::readv(f, t.s2Root, n, "s2Root");
-    xlat::readv(f, t.asid, n, "asid");
-    xlat::readv(f, t.vmid, n, "vmid");
-    xlat::readv(f, t.ccid, n, "ccid");
-    xlat::readv(f, t.cmd, n, "cmd");
-    xlat::readv(f, t.priv, n, "priv");
-    xlat::readv(f, t.mode, n, "mode");
-    xlat::readv(f, t.pcIdx, n, "pcIdx");
-    xlat::readv(f, t.pcIdxValid, n, "pcIdxValid");
-    xlat::readv(f, t.flags, n, "flags");
+    xlat::read_columns(f, n, "va", t.va, "s1Root", t.s1Root, "s2Root", t.s2Root, "asid", t.asid, "vmid",
+                       t.vmid, "ccid", t.ccid, "cmd", t.cmd, "priv", t.priv, "mode", t.mode, "pcIdx", t.pcIdx,
+                       "pcIdxValid", t.pcIdxValid, "flags", t.flags);
     std::fclose(f);
     return t;
 }
@@ -172,6 +163,16 @@ class CountingFixedPoint {
 struct Options : xlat::CommonOptions {  // (--latency defaults to 100)
     std::string mem, trace;
     uint64_t warmup = 0, pmlMask = 0, pmlService = 0, ctrl = 3;
+    template <class Next>
+    bool parse(const std::string& s, Next next) {
+        if (parse_common(s, next)) return true;
+        std::string* str = s == "--mem" ? &mem : s == "--trace" ? &trace : nullptr;
+        uint64_t* num = s == "--warmup" ? &warmup : s == "--pml-mask" ? &pmlMask
+                      : s == "--pml-service" ? &pmlService : s == "--ctrl" ? &ctrl : nullptr;
+        if (str) *str = next();
+        else if (num) *num = std::stoull(next(), nullptr, 0);
+        return str || num;
+    }
 };
 
 struct Csr {
@@ -184,24 +185,13 @@ struct Csr {
 
 int main(int argc, char** argv) {
     Options o;
-    xlat::Args(argc, argv).parse(
-        [&](const std::string& s, auto next) {
-            if (o.parse_common(s, next)) return true;
-            if (s == "--mem") o.mem = next();
-            else if (s == "--trace") o.trace = next();
-            else if (s == "--warmup") o.warmup = std::stoull(next());
-            else if (s == "--pml-mask") o.pmlMask = std::stoull(next(), nullptr, 0);
-            else if (s == "--pml-service") o.pmlService = std::stoull(next());
-            else if (s == "--ctrl") o.ctrl = std::stoull(next());
-            else return false;
-            return true;
-        },
+    xlat::Args(argc, argv).parse([&](const std::string& s, auto next) { return o.parse(s, next); },
         "usage: mmu_harness --mem M.bin --trace T.bin --out stats.json [--log resp.bin]\n"
         "  [--latency 100] [--jitter 0] [--warmup N] [--pml-mask M] [--pml-service C] [--ctrl 3]\n"
         "  [--seed S] [--exact-idle] [--label S]");
     if (o.mem.empty() || o.trace.empty() || o.out.empty()) die("--mem, --trace and --out are required");
     if (o.latency < 1) die("--latency must be at least 1");
-    if (o.pmlMask >> P_PML_CONTEXTS) die("--pml-mask names a context beyond the %d of PmlLogger", P_PML_CONTEXTS);
+    if (o.pmlMask >> P_PML_CONTEXTS) die("--pml-mask names a context beyond the %d of PmlLogger", (int)P_PML_CONTEXTS);
 
     auto t0 = std::chrono::steady_clock::now();
     auto mem = xlat::load_memory(o.mem.c_str());
@@ -247,8 +237,8 @@ int main(int argc, char** argv) {
     uint64_t setupWrites = csrq.size();
     uint64_t csrErrors = 0;
 
-    struct MemOut { bool busy; bool write; };
-    std::vector<MemOut> mo(nMemIds, MemOut{false, false});
+    struct MemOut { bool busy; };
+    std::vector<MemOut> mo(nMemIds, MemOut{false});
     xlat::Responses pend;
     bool inFlight = false;
     uint64_t nextReq = 0, responses = 0, accepted = 0, curReads = 0, curWrites = 0;
@@ -256,12 +246,7 @@ int main(int argc, char** argv) {
     uint64_t warmCycle = 0;
     std::vector<uint64_t> latencies;
     latencies.reserve(n);
-    FILE* logf = nullptr;
-    std::vector<Rec> logbuf;
-    if (!o.log.empty()) {
-        logf = std::fopen(o.log.c_str(), "wb");
-        if (!logf) die("cannot write %s", o.log.c_str());
-    }
+    xlat::RecordLog<Rec> log(o.log);
     xlat::Protocol protocol(cycle);
     std::vector<uint64_t> counters(P_N_COUNTERS, 0);
     bool countersRead = false;
@@ -314,25 +299,15 @@ int main(int argc, char** argv) {
         }
         d.req_valid = in.reqValid;
         in.csrValid = !csrq.empty() && csrq.front().due <= cycle;
-        if (in.csrValid) {
-            d.csr_req_bits_addr = csrq.front().addr;
-            d.csr_req_bits_write = csrq.front().write;
-            d.csr_req_bits_wdata = csrq.front().wdata;
-        }
+        const Csr& head = in.csrValid ? csrq.front() : Csr{};
         d.csr_req_valid = in.csrValid;
+        d.csr_req_bits_addr = head.addr;
+        d.csr_req_bits_write = head.write;
+        d.csr_req_bits_wdata = head.wdata;
         xlat::Responses::Item cur{};
-        in.memResp = pend.due(cycle);
-        if (in.memResp) {
-            cur = pend.pop();
-            d.mem_resp_bits_id = cur.id;
-            d.mem_resp_bits_rdata = cur.rdata;
-            d.mem_resp_bits_error = 0;
-        }
-        d.mem_resp_valid = in.memResp;
-        d.resp_ready = 1;
-        d.mem_req_ready = 1;
-        d.exit_ready = 1;
-        d.guestIrq_ready = 1;
+        in.memResp = xlat::present_response<true>(d, pend, cycle, cur);
+        // the core, the memory and the hypervisor take whatever the MMU offers
+        d.resp_ready = d.mem_req_ready = d.exit_ready = d.guestIrq_ready = 1;
 
         // ---- settle (clock low): this cycle's valids and readies
         d.clock = 0;
@@ -356,17 +331,7 @@ int main(int argc, char** argv) {
             if ((uint64_t)d.resp_bits_id != ((accepted - 1) & mask(P_ID_BITS)))
                 protocol("response id is not the request's", d.resp_bits_id, accepted - 1);
         }
-        uint32_t mId = 0;
-        uint64_t mAddr = 0, mWdata = 0;
-        bool mWrite = false;
-        uint8_t mMask = 0;
-        if (memFire) {
-            mId = (uint32_t)d.mem_req_bits_id;
-            mAddr = (uint64_t)d.mem_req_bits_addr;
-            mWrite = d.mem_req_bits_write;
-            mWdata = (uint64_t)d.mem_req_bits_wdata;
-            mMask = (uint8_t)d.mem_req_bits_wmask;
-        }
+        const xlat::MemReq mr = memFire ? xlat::MemReq::of(d) : xlat::MemReq{};
         uint64_t csrRdata = csrResp ? (uint64_t)d.csr_resp_bits_rdata : 0;
         bool csrErr = csrResp && d.csr_resp_bits_error;
         uint32_t exitVmid = exitFire ? (uint32_t)d.exit_bits_vmid : 0;
@@ -390,32 +355,17 @@ int main(int argc, char** argv) {
         if (in.memResp) mo[cur.id].busy = false;
         if (memFire) {
             lastMemCycle = cycle;
-            if (mId >= nMemIds) protocol("mem_req id out of range", mId, mAddr);
-            else if (mo[mId].busy) protocol("mem_req id already outstanding", mId, mAddr);
-            if (mAddr & 7) protocol("unaligned mem_req", mId, mAddr);
-            const bool pml = mId & srcBit;
-            uint64_t rdata = 0;
-            if (mWrite) {
-                uint64_t m = 0;
-                for (int k = 0; k < 8; k++)
-                    if (mMask >> k & 1) m |= 0xFFULL << (8 * k);
-                uint64_t& w = mem[mAddr];
-                w = (w & ~m) | (mWdata & m);
-                if (pml) st.pmlWrites++;
-                else {
-                    st.adWrites++;
-                    curWrites++;
-                }
-            } else {
-                if (mMask) protocol("read with nonzero wmask", mId, mMask);
-                if (pml) protocol("PmlLogger read", mId, mAddr);
-                auto it = mem.find(mAddr);
-                rdata = it == mem.end() ? 0 : it->second;
-                st.walkReads++;
-                curReads++;
-            }
-            if (mId < nMemIds) mo[mId] = MemOut{true, mWrite};
-            pend.push(cycle + o.latency + (o.jitter ? rng.below(o.jitter + 1) : 0), mId, rdata);
+            if (mr.id >= nMemIds) protocol("mem_req id out of range", mr.id, mr.addr);
+            else if (mo[mr.id].busy) protocol("mem_req id already outstanding", mr.id, mr.addr);
+            if (mr.addr & 7) protocol("unaligned mem_req", mr.id, mr.addr);
+            const bool pml = mr.id & srcBit;
+            if (!mr.write && mr.wmask) protocol("read with nonzero wmask", mr.id, mr.wmask);
+            if (!mr.write && pml) protocol("PmlLogger read", mr.id, mr.addr);
+            if (mr.write) (pml ? st.pmlWrites : st.adWrites)++;
+            else st.walkReads++;
+            (mr.write ? curWrites : curReads) += !pml;
+            if (mr.id < nMemIds) mo[mr.id].busy = true;
+            pend.push(cycle + o.latency + (o.jitter ? rng.below(o.jitter + 1) : 0), mr.id, mr.apply(mem));
         }
         if (csrFire) {
             csrTags.push_back(csrq.front().tag);
@@ -466,13 +416,7 @@ int main(int argc, char** argv) {
                 if (rec.source == 2) st.readsOfWalks += curReads;
                 st.fault[rec.fault & 7]++;
                 st.latencySum += rec.latency;
-                if (logf) {
-                    logbuf.push_back(rec);
-                    if (logbuf.size() >= 4096) {
-                        std::fwrite(logbuf.data(), sizeof(Rec), logbuf.size(), logf);
-                        logbuf.clear();
-                    }
-                }
+                log.push(rec);
                 responses++;
                 lastProgressCycle = cycle;
                 if (responses == o.warmup) {
@@ -514,10 +458,7 @@ int main(int argc, char** argv) {
                 (unsigned long long)(cycle - lastProgressCycle), (unsigned long long)responses,
                 (unsigned long long)n);
     }
-    if (logf) {
-        std::fwrite(logbuf.data(), sizeof(Rec), logbuf.size(), logf);
-        std::fclose(logf);
-    }
+    log.close();
     auto t1 = std::chrono::steady_clock::now();
     const double runSec = std::chrono::duration<double>(t1 - tRun).count();
     const double totSec = std::chrono::duration<double>(t1 - t0).count();
@@ -601,12 +542,7 @@ int main(int argc, char** argv) {
     j.open("window");
     window(st, warm, o.warmup && o.warmup < n ? cycle - warmCycle : cycle);
     j.close();
-    j.open("perf");
-#define X(name) j.u(#name, (uint64_t)d.perf_##name);
-    P_PERF_PORTS(X)
-#undef X
-    j.close();
-    j.open("counters");
+    j.open("counters");   // (the MMU's own are its perf_* ports: cross-checked above)
     for (int k = 0; k < P_N_COUNTERS; k++) j.u(P_COUNTER_NAMES[k], counters[k]);
     j.close();
     xlat::json_verdict(j, protocol.errors, ok, simulated, skipped, runSec, totSec);
