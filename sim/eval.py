@@ -435,7 +435,8 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(ROOT / "build" / "eval"))
     ap.add_argument("--blocks", default=None,
                     help=f"comma list of {','.join(BLOCKS)} (default: all; with --trace: babelfish)")
-    ap.add_argument("--trace", help="external trace (.npz or text), see sim/README.md (BabelFishTlb)")
+    ap.add_argument("--trace", help="external trace (.npz or text), see sim/README.md (BabelFishTlb; XlatMmu with "
+                                    "--blocks mmu)")
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: L1 only, tiny workloads; two walker configs; PML 1 and 8 contexts, no sweep; "
                          "DevTlb base and full, 4 and 64 tenants; PerforatedL2Tlb ideal, 10% x 8 holes, 3000 requests")
@@ -467,8 +468,8 @@ def main(argv=None) -> int:
     unknown = [b for b in blocks if b not in BLOCKS]
     if unknown:
         ap.error(f"unknown block(s) {unknown}; known: {', '.join(BLOCKS)}")
-    if args.trace and blocks != ["babelfish"]:
-        ap.error("--trace replays a TLB trace: only --blocks babelfish")
+    if args.trace and not set(blocks) <= {"babelfish", "mmu"}:
+        ap.error("--trace replays a TLB trace: only --blocks babelfish and / or mmu")
     sections, ok = [], True
     for b in blocks:
         t0 = time.monotonic()

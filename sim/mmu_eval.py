@@ -48,22 +48,32 @@ def add_args(ap) -> None:
 
 
 def _workloads(args, out: Path) -> list[dict]:
+    """The built-in workloads, or with --trace the external trace alone, per configuration."""
     tdir = out / "mmu_traces"
     tdir.mkdir(parents=True, exist_ok=True)
     n = args.mmu_accesses or (3000 if args.quick else 30000)
     names = args.mmu_workloads.split(",") if args.mmu_workloads else (QUICK_WORKLOADS if args.quick else WORKLOADS)
     configs = args.mmu_configs.split(",") if args.mmu_configs else (CONFIGS[:1] if args.quick else CONFIGS)
+    trace = None
+    if args.trace:
+        import traceio
+        trace = traceio.load(args.trace)
+        names = [Path(args.trace).stem]
     wks = []
     for c in configs:
         for name in names:
             t0 = time.monotonic()
-            vms, procs = wl.BUILTIN[name]
-            w = wl.containers(c, vms, procs, n, args.seed, name=name)
+            if trace is not None:
+                w = wl.from_trace(c, trace, args.seed, name=name)
+            else:
+                vms, procs = wl.BUILTIN[name]
+                w = wl.containers(c, vms, procs, n, args.seed, name=name)
             mp, tp = tdir / f"{c}__{name}.mem", tdir / f"{c}__{name}.trace"
             mmuio.write_workload(w, mp, tp)
             wks.append(dict(config=c, name=name, w=w, mem=mp, trace=tp))
-            say(f"[mmu gen] {c} {name}: {len(w):,} accesses, {w.meta['pages']:,} pages per process, "
-                f"{len(w.words):,} table words ({time.monotonic() - t0:.1f} s)")
+            say(f"[mmu gen] {c} {name}: {len(w):,} accesses, {w.meta['pages']:,} pages "
+                f"{'mapped' if trace is not None else 'per process'}, {len(w.words):,} table words "
+                f"({time.monotonic() - t0:.1f} s)")
     return wks
 
 

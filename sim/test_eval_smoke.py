@@ -721,3 +721,25 @@ def test_mmu_harness_matches_composed_model(mmu_work):
     a, b = ({k: v for k, v in r.items() if k not in skip} for r in runs)
     assert a == b
     assert runs[1]["idleCyclesSkipped"] == 0 < runs[0]["idleCyclesSkipped"]
+
+
+@pytest.mark.extended
+def test_mmu_external_trace(tmp_path):
+    """Extended (soak), as the test above (the same build): a trace in BabelFishTlb's format (two
+    containers of the built-in generator, text round trip) on the composed MMU, copy-on-write
+    pages read-only (a write to one a page fault: no OS in this harness); every response and
+    counter equals the composed model's."""
+    import mmuio
+    from workloads import mmu as mwl
+
+    _need_rtl("mmu_formal")
+    tr = wl.containers(2, 4000, 1)
+    traceio.save_text(tr, tmp_path / "t.txt")
+    w = mwl.from_trace("mmu_formal", traceio.load(tmp_path / "t.txt"))
+    assert len(w) == 4000 and w.meta["processes"] >= 1
+    mmuio.write_workload(w, tmp_path / "m.mem", tmp_path / "m.trace")
+    st = mmuio.run(hbuild.build("mmu_formal", OUT), tmp_path / "m.mem", tmp_path / "m.trace", tmp_path / "s.json",
+                   log=tmp_path / "r.log", pml_mask=2, pml_service=100)
+    assert st["counters_agree"] and st["walks"] > 50 and st["l1Hits"] > 500
+    chk = mmuio.check_against_model(w, mmuio.read_log(tmp_path / "r.log"), dict(st["counters"]))
+    assert chk["mismatches"] == [] and chk["checked"] == 4000 and chk["counters_compared"] > 20

@@ -176,3 +176,61 @@ def containers(config: str, vms: int, procs: int, accesses: int, seed: int = 1, 
 
 # built-in workloads: name -> (vms, processes per VM)
 BUILTIN = {"vm1_c8": (1, 8), "vm2_c4": (2, 4), "vm4_c2": (4, 2), "vm8_c1": (8, 1)}
+
+
+def from_trace(config: str, trace: dict, seed: int = 1, name: str = "trace") -> MmuWorkload:
+    """An external trace in BabelFishTlb's format (sim/README.md "External traces") on the
+    composed MMU: one VM (vmid 1), each process its own guest space (asid = its rank of first
+    access + 1), its group's ccid (rank + 1); each page-map row of a process that runs a guest
+    leaf (the map's PPN the GPA frame, size, r/w/x/u, D as given, A set; a copy-on-write page
+    read-only: no OS here, a write to it is answered with a page fault), each GPA block mapped
+    by the host at its size at a random frame with D clear (dirty logging). Accesses are user
+    accesses with the trace's type; ids in the widths of the configuration (an error if not)."""
+    import traceio
+    from xlat_tb.pagetables import MapConflict
+
+    facts = traceio.validate(trace)
+    params = CONFIGS[config](sharing=False)
+    s = Scenario(params.walker, seed)
+    pml_base = s.hpa.alloc(1)
+    vm = s.add_vm(1)
+    pids = list(dict.fromkeys(int(p) for p in trace["pid"]))
+    groups = list(dict.fromkeys(int(g) for g in trace["group"]))
+    if len(pids) >= 1 << params.asidBits or len(groups) >= 1 << params.ccidBits:
+        raise traceio.TraceError(f"{len(pids)} processes / {len(groups)} groups: more than {config}'s "
+                                 f"asidBits {params.asidBits} / ccidBits {params.ccidBits} hold")
+    asid = {p: k + 1 for k, p in enumerate(pids)}
+    for p in pids:
+        s.add_space(vm, asid[p])
+    va_bits = params.walker.G.input_bits
+    for pid, vpn, ppn, perm, size in zip(*(trace[k].tolist() for k in
+                                           ("map_pid", "map_vpn", "map_ppn", "map_perm", "map_size"))):
+        if pid not in asid:
+            continue                      # a process that never runs
+        cow = bool(perm & traceio.PCOW)
+        kw = dict(r=perm & 1, w=(perm >> 1 & 1) and not cow, x=perm >> 2 & 1, u=perm >> 3 & 1, a=1,
+                  d=perm >> 4 & 1)
+        kw = {k: int(bool(v)) for k, v in kw.items()}
+        va = vpn << 12
+        if va >> (va_bits - 1):
+            raise traceio.TraceError(f"vpn {vpn:#x} is beyond {config}'s {va_bits - 1}-bit user VA range")
+        try:
+            vm.spaces[asid[pid]].map(va, ppn << 12, size, **kw)
+            s.ad_clear_p = 1.0
+            s.host_map_data(vm, ppn << 12, size)
+            s.ad_clear_p = 0.0
+        except MapConflict as e:
+            raise traceio.TraceError(f"pid {pid} vpn {vpn:#x}: {e}") from e
+    n = len(trace["pid"])
+    a = np.array([asid[int(p)] for p in trace["pid"]], dtype=np.uint64)
+    roots = {k: vm.spaces[k].root >> 12 for k in asid.values()}
+    req = dict(va=np.asarray(trace["vpn"], dtype=np.uint64) << np.uint64(12), cmd=np.asarray(trace["type"], dtype=np.uint8),
+               vmid=np.ones(n, dtype=np.uint64), asid=a,
+               ccid=np.array([groups.index(int(g)) + 1 for g in trace["group"]], dtype=np.uint64),
+               s1Root=np.array([roots[int(k)] for k in a], dtype=np.uint64),
+               s2Root=np.full(n, vm.hRoot, dtype=np.uint64), priv=np.ones(n, dtype=np.uint8),
+               mode=np.full(n, MODE_BOTH, dtype=np.uint8), pcIdx=np.zeros(n, dtype=np.uint8),
+               pcIdxValid=np.zeros(n, dtype=np.uint8),
+               flags=np.full(n, 0 if params.walker.G.family == "rv" else 1 << FLAGS.index("nxe"), dtype=np.uint8))
+    return MmuWorkload(name, config, dict(s.mem.words), req, pml_base, [1], params,
+                       dict(facts, seed=seed, pages=len(trace["map_pid"])))
