@@ -31,19 +31,22 @@ QUICK_WORKLOADS = ["vm2_c4"]
 LEVELS = {"L1+L2": 3, "L1 only": 1}          # CTRL values (bit 0 L1, bit 1 L2)
 
 
+# --mmu-* options: (name, type, default, help)
+OPTIONS = (
+    ("accesses", int, None, "accesses per workload (default 30000, the first 20%% warm-up; --quick 3000)"),
+    ("latency", int, 100, "memory latency in cycles (default 100)"),
+    ("pml-service", int, 2000, "cycles from a PML exit to the hypervisor's new buffer (default 2000)"),
+    ("check", int, 0, "responses of every run replayed on the composed model (default 0: the whole run, "
+                      "counters included)"),
+    ("configs", str, None, "comma list (default mmu_rv,mmu_x86)"),
+    ("workloads", str, None, f"comma list of {','.join(wl.BUILTIN)} (default {','.join(WORKLOADS)})"),
+)
+
+
 def add_args(ap) -> None:
     g = ap.add_argument_group("XlatMmu")
-    g.add_argument("--mmu-accesses", type=int, default=None,
-                   help="accesses per workload (default 30000, the first 20%% warm-up; --quick 3000)")
-    g.add_argument("--mmu-latency", type=int, default=100, help="memory latency in cycles (default 100)")
-    g.add_argument("--mmu-pml-service", type=int, default=2000,
-                   help="cycles from a PML exit to the hypervisor's new buffer (default 2000)")
-    g.add_argument("--mmu-check", type=int, default=0,
-                   help="responses of every run replayed on the composed model (default 0: the whole run, "
-                        "counters included)")
-    g.add_argument("--mmu-configs", default=None, help="comma list (default mmu_rv,mmu_x86)")
-    g.add_argument("--mmu-workloads", default=None,
-                   help=f"comma list of {','.join(wl.BUILTIN)} (default {','.join(WORKLOADS)})")
+    for name, typ, default, hlp in OPTIONS:
+        g.add_argument(f"--mmu-{name}", type=typ, default=default, help=hlp)
     g.add_argument("--mmu-no-sharing", action="store_true", help="skip the model's sharing-on figures")
 
 

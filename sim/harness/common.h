@@ -1,9 +1,10 @@
 // xlat sim: pieces shared by the Verilator harnesses of sim/harness/ (harness.cpp for
 // BabelFishTlb, walker.cpp for NestedWalker, pml.cpp for PmlLogger, devtlb.cpp for DevTlb,
-// perforated.cpp for PerforatedL2Tlb): errors, masks, binary input, the memory image
-// (load_memory), percentiles, a small JSON writer, command-line parsing, a seeded random source,
-// the latency memory's response queue, the perf-counter cross-check, the port-protocol error
-// log, the verilated model's set-up, and exact idle-cycle skipping.
+// perforated.cpp for PerforatedL2Tlb, mmu.cpp for XlatMmu): errors, masks, binary input, the
+// memory image (load_memory), percentiles, a small JSON writer, command-line parsing, a seeded
+// random source, the latency memory's response queue (and a memory port's requests and
+// responses on it), record logs, the perf-counter cross-check, the port-protocol error log, the
+// verilated model's set-up, and exact idle-cycle skipping.
 #pragma once
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <queue>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <type_traits>
 #include <vector>
 

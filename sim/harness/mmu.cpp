@@ -205,16 +205,10 @@ int main(int argc, char** argv) {
     Vdut& d = model.dut();
     CountingFixedPoint<std::remove_pointer_t<decltype(d.rootp)>> fp(d.rootp);
 
-    // ---- reset: every input idle
-    d.req_valid = 0;
-    d.resp_ready = 0;
-    d.fence_valid = 0;
+    // ---- reset: every valid and ready low (no fence is ever sent)
+    d.req_valid = d.fence_valid = d.mem_resp_valid = d.csr_req_valid = 0;
+    d.resp_ready = d.mem_req_ready = d.exit_ready = d.guestIrq_ready = 0;
     d.fence_bits_kind = 0;
-    d.mem_req_ready = 0;
-    d.mem_resp_valid = 0;
-    d.csr_req_valid = 0;
-    d.exit_ready = 0;
-    d.guestIrq_ready = 0;
     xlat::reset_cycles(d);
 
     uint64_t cycle = 0, simulated = 0, skipped = 0, lastProgressCycle = 0;
@@ -320,17 +314,13 @@ int main(int argc, char** argv) {
         const bool exitFire = d.exit_valid;
         const bool irqFire = d.guestIrq_valid;
         if (in.memResp && !d.mem_resp_ready) protocol("mem_resp_ready low", cur.id, 0);
-        Rec rec{};
-        if (respFire) {
-            rec.source = (uint8_t)d.resp_bits_source;
-            rec.fault = (uint8_t)d.resp_bits_fault;
-            rec.faultStage = (uint8_t)d.resp_bits_faultStage;
-            rec.pageSize = (uint8_t)d.resp_bits_pageSize;
-            rec.pa = (uint64_t)d.resp_bits_pa;
-            rec.faultGpa = (uint64_t)d.resp_bits_faultGpa;
-            if ((uint64_t)d.resp_bits_id != ((accepted - 1) & mask(P_ID_BITS)))
-                protocol("response id is not the request's", d.resp_bits_id, accepted - 1);
-        }
+        // the response's fields (index, latency and the walker's accesses filled in below)
+        Rec rec = respFire ? Rec{0, (uint8_t)d.resp_bits_source, (uint8_t)d.resp_bits_fault,
+                                 (uint8_t)d.resp_bits_faultStage, (uint8_t)d.resp_bits_pageSize,
+                                 (uint64_t)d.resp_bits_pa, (uint64_t)d.resp_bits_faultGpa, 0, 0, 0}
+                           : Rec{};
+        if (respFire && (uint64_t)d.resp_bits_id != ((accepted - 1) & mask(P_ID_BITS)))
+            protocol("response id is not the request's", d.resp_bits_id, accepted - 1);
         const xlat::MemReq mr = memFire ? xlat::MemReq::of(d) : xlat::MemReq{};
         uint64_t csrRdata = csrResp ? (uint64_t)d.csr_resp_bits_rdata : 0;
         bool csrErr = csrResp && d.csr_resp_bits_error;
@@ -417,9 +407,8 @@ int main(int argc, char** argv) {
                 st.fault[rec.fault & 7]++;
                 st.latencySum += rec.latency;
                 log.push(rec);
-                responses++;
                 lastProgressCycle = cycle;
-                if (responses == o.warmup) {
+                if (++responses == o.warmup) {   // the window starts after this response
                     warm = st;
                     warmCycle = cycle + 1;
                 }
@@ -542,12 +531,11 @@ int main(int argc, char** argv) {
     j.open("window");
     window(st, warm, o.warmup && o.warmup < n ? cycle - warmCycle : cycle);
     j.close();
+    j.d("requests_per_second", st.requests / std::max(runSec, 1e-9));
+    xlat::json_verdict(j, protocol.errors, ok, simulated, skipped, runSec, totSec);
     j.open("counters");   // (the MMU's own are its perf_* ports: cross-checked above)
     for (int k = 0; k < P_N_COUNTERS; k++) j.u(P_COUNTER_NAMES[k], counters[k]);
-    j.close();
-    xlat::json_verdict(j, protocol.errors, ok, simulated, skipped, runSec, totSec);
-    j.d("requests_per_second", st.requests / std::max(runSec, 1e-9));
-    j.close();
+    j.close().close();
     std::fclose(of);
     d.final();
     return xlat::exit_status(ok);
