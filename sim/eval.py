@@ -439,7 +439,8 @@ def main(argv=None) -> int:
                                     "--blocks mmu)")
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: L1 only, tiny workloads; two walker configs; PML 1 and 8 contexts, no sweep; "
-                         "DevTlb base and full, 4 and 64 tenants; PerforatedL2Tlb ideal, 10%% x 8 holes, 3000 requests")
+                         "DevTlb base and full, 4 and 64 tenants; PerforatedL2Tlb ideal, 10%% x 8 holes, 3000 requests; "
+                         "XlatMmu mmu_rv, vm2_c4, 3000 accesses")
     ap.add_argument("--levels", default=None, help="comma list of L1,L2 (default both; --quick: L1)")
     ap.add_argument("--accesses", type=int, default=None, help="accesses per built-in BabelFish workload")
     ap.add_argument("--seed", type=int, default=1)
