@@ -120,7 +120,7 @@ soak: bootstrap lint
 
 # ---- measure: trace-driven evaluation and FPGA synthesis (minutes; smoke runs are in make test)
 # make eval [TRACE=path/to/trace.npz] [BLOCKS=pml]   -> build/eval/report.md
-#   BLOCKS: comma list of babelfish,walker,pml,devtlb,perforated (default all; the report then has only those sections)
+#   BLOCKS: comma list of babelfish,walker,pml,devtlb,perforated,mmu (default all; the report then has only those sections)
 eval: bootstrap lint
 	$(PY) sim/eval.py --out $(BUILD)/eval $(if $(TRACE),--trace $(TRACE)) $(if $(BLOCKS),--blocks $(BLOCKS))
 

@@ -1,19 +1,19 @@
 #!/usr/bin/env python3
 """`make eval`: trace-driven evaluation of the generated RTL (Verilator C++ harnesses).
 
-Per block (--blocks, default babelfish,walker,pml,devtlb,perforated): builds (or reuses) the harness of each
+Per block (--blocks, default babelfish,walker,pml,devtlb,perforated,mmu): builds (or reuses) the harness of each
 configuration, generates the workloads (or, for BabelFishTlb, loads an external trace with
 --trace), runs every (configuration, workload) pair with up to --jobs runs in parallel, and
 writes one section of build/eval/report.md plus the block's data files and PNG plots.
 BabelFishTlb: this file (results.csv, results.json); NestedWalker: sim/walker_eval.py
 (walker_results.csv, walker_results.json); PmlLogger: sim/pml_eval.py (pml_results.csv,
 pml_results.json); DevTlb: sim/devtlb_eval.py (devtlb_results.csv, devtlb_results.json);
-PerforatedL2Tlb: sim/perforated_eval.py (perforated_results.csv, perforated_results.json). Shared
-machinery: sim/evalcore.py.
+PerforatedL2Tlb: sim/perforated_eval.py (perforated_results.csv, perforated_results.json); XlatMmu:
+sim/mmu_eval.py (mmu_results.csv, mmu_results.json). Shared machinery: sim/evalcore.py.
 
   python sim/eval.py --out build/eval                 # full sweep (BabelFish ~6-8 min, walker ~1-6 min)
   python sim/eval.py --out build/eval --quick         # smoke run (L1 only / two walker configs, tiny workloads)
-  python sim/eval.py --out build/eval --blocks walker # one block (babelfish, walker, pml, devtlb or perforated)
+  python sim/eval.py --out build/eval --blocks walker # one block (babelfish, walker, pml, devtlb, perforated or mmu)
   python sim/eval.py --out build/eval --trace t.npz   # your own TLB trace (BabelFishTlb), same statistics
 """
 from __future__ import annotations
@@ -409,9 +409,9 @@ def run_babelfish(args, out: Path) -> tuple[list[str], bool]:
     return section, True
 
 
-BLOCKS = ("babelfish", "walker", "pml", "devtlb", "perforated")
+BLOCKS = ("babelfish", "walker", "pml", "devtlb", "perforated", "mmu")
 BLOCK_NAMES = {"babelfish": "BabelFishTlb", "walker": "NestedWalker", "pml": "PmlLogger", "devtlb": "DevTlb",
-               "perforated": "PerforatedL2Tlb"}
+               "perforated": "PerforatedL2Tlb", "mmu": "XlatMmu"}
 
 
 def write_report(out: Path, sections: list[tuple[str, list[str], float]], wall: float, args) -> Path:
@@ -435,10 +435,12 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default=str(ROOT / "build" / "eval"))
     ap.add_argument("--blocks", default=None,
                     help=f"comma list of {','.join(BLOCKS)} (default: all; with --trace: babelfish)")
-    ap.add_argument("--trace", help="external trace (.npz or text), see sim/README.md (BabelFishTlb)")
+    ap.add_argument("--trace", help="external trace (.npz or text), see sim/README.md (BabelFishTlb; XlatMmu with "
+                                    "--blocks mmu)")
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: L1 only, tiny workloads; two walker configs; PML 1 and 8 contexts, no sweep; "
-                         "DevTlb base and full, 4 and 64 tenants; PerforatedL2Tlb ideal, 10% x 8 holes, 3000 requests")
+                         "DevTlb base and full, 4 and 64 tenants; PerforatedL2Tlb ideal, 10%% x 8 holes, 3000 requests; "
+                         "XlatMmu mmu_rv, vm2_c4, 3000 accesses")
     ap.add_argument("--levels", default=None, help="comma list of L1,L2 (default both; --quick: L1)")
     ap.add_argument("--accesses", type=int, default=None, help="accesses per built-in BabelFish workload")
     ap.add_argument("--seed", type=int, default=1)
@@ -450,6 +452,7 @@ def main(argv=None) -> int:
                     help="harness binaries are cached in OBJ_ROOT/obj/<config>/ (default build/eval)")
     ap.add_argument("--save-traces", action="store_true", help="also write the built-in traces as .npz")
     import devtlb_eval
+    import mmu_eval
     import perforated_eval
     import pml_eval
     import walker_eval
@@ -457,6 +460,7 @@ def main(argv=None) -> int:
     pml_eval.add_args(ap)
     devtlb_eval.add_args(ap)
     perforated_eval.add_args(ap)
+    mmu_eval.add_args(ap)
     args = ap.parse_args(argv)
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
@@ -465,13 +469,13 @@ def main(argv=None) -> int:
     unknown = [b for b in blocks if b not in BLOCKS]
     if unknown:
         ap.error(f"unknown block(s) {unknown}; known: {', '.join(BLOCKS)}")
-    if args.trace and blocks != ["babelfish"]:
-        ap.error("--trace replays a TLB trace: only --blocks babelfish")
+    if args.trace and not set(blocks) <= {"babelfish", "mmu"}:
+        ap.error("--trace replays a TLB trace: only --blocks babelfish and / or mmu")
     sections, ok = [], True
     for b in blocks:
         t0 = time.monotonic()
         run = {"babelfish": run_babelfish, "walker": walker_eval.run, "pml": pml_eval.run,
-               "devtlb": devtlb_eval.run, "perforated": perforated_eval.run}[b]
+               "devtlb": devtlb_eval.run, "perforated": perforated_eval.run, "mmu": mmu_eval.run}[b]
         lines, good = run(args, out)
         sections.append((BLOCK_NAMES[b], lines, time.monotonic() - t0))
         ok = ok and good

@@ -1,9 +1,10 @@
 // xlat sim: pieces shared by the Verilator harnesses of sim/harness/ (harness.cpp for
 // BabelFishTlb, walker.cpp for NestedWalker, pml.cpp for PmlLogger, devtlb.cpp for DevTlb,
-// perforated.cpp for PerforatedL2Tlb): errors, masks, binary input, the memory image
-// (load_memory), percentiles, a small JSON writer, command-line parsing, a seeded random source,
-// the latency memory's response queue, the perf-counter cross-check, the port-protocol error
-// log, the verilated model's set-up, and exact idle-cycle skipping.
+// perforated.cpp for PerforatedL2Tlb, mmu.cpp for XlatMmu): errors, masks, binary input, the
+// memory image (load_memory), percentiles, a small JSON writer, command-line parsing, a seeded
+// random source, the latency memory's response queue (and a memory port's requests and
+// responses on it), record logs, the perf-counter cross-check, the port-protocol error log, the
+// verilated model's set-up, and exact idle-cycle skipping.
 #pragma once
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <queue>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -43,6 +45,14 @@ template <class T>
 void readv(FILE* f, std::vector<T>& v, uint64_t n, const char* what) {
     v.resize(n);
     if (n && std::fread(v.data(), sizeof(T), n, f) != n) die("short read in %s", what);
+}
+
+// n items into each vector named in turn: read_columns(f, n, "va", t.va, "asid", t.asid, ...)
+inline void read_columns(FILE*, uint64_t) {}
+template <class T, class... Rest>
+void read_columns(FILE* f, uint64_t n, const char* what, std::vector<T>& v, Rest&&... rest) {
+    readv(f, v, n, what);
+    read_columns(f, n, std::forward<Rest>(rest)...);
 }
 
 // opens a harness input file and checks its 8-byte magic
@@ -211,6 +221,81 @@ class Responses {
     std::priority_queue<Item, std::vector<Item>, std::greater<Item>> q_;
     uint64_t seq_ = 0;
 };
+
+// A binary log of fixed-size records (--log), written in blocks; no file when the path is empty.
+template <class Rec>
+class RecordLog {
+  public:
+    explicit RecordLog(const std::string& path) {
+        if (path.empty()) return;
+        f_ = std::fopen(path.c_str(), "wb");
+        if (!f_) die("cannot write %s", path.c_str());
+        buf_.reserve(4096);
+    }
+    ~RecordLog() { close(); }
+    void push(const Rec& r) {
+        if (!f_) return;
+        buf_.push_back(r);
+        if (buf_.size() >= 4096) flush();
+    }
+    void close() {
+        if (!f_) return;
+        flush();
+        std::fclose(f_);
+        f_ = nullptr;
+    }
+
+  private:
+    void flush() {
+        std::fwrite(buf_.data(), sizeof(Rec), buf_.size(), f_);
+        buf_.clear();
+    }
+    FILE* f_ = nullptr;
+    std::vector<Rec> buf_;
+};
+
+// One `mem_req` as the port offers it, and its effect on a memory image: a write applied under
+// its byte mask, a read returning the word as it is (a word not in the image reads 0).
+struct MemReq {
+    uint32_t id = 0;
+    uint64_t addr = 0, wdata = 0;
+    bool write = false;
+    uint8_t wmask = 0;
+    template <class Dut>
+    static MemReq of(const Dut& d) {
+        return MemReq{(uint32_t)d.mem_req_bits_id, (uint64_t)d.mem_req_bits_addr, (uint64_t)d.mem_req_bits_wdata,
+                      (bool)d.mem_req_bits_write, (uint8_t)d.mem_req_bits_wmask};
+    }
+    // the read data (0 for a write)
+    uint64_t apply(std::unordered_map<uint64_t, uint64_t>& mem) const {
+        if (write) {
+            uint64_t m = 0;
+            for (int k = 0; k < 8; k++)
+                if (wmask >> k & 1) m |= 0xFFULL << (8 * k);
+            uint64_t& w = mem[addr];
+            w = (w & ~m) | (wdata & m);
+            return 0;
+        }
+        auto it = mem.find(addr);
+        return it == mem.end() ? 0 : it->second;
+    }
+};
+
+// Drives a memory port's `mem_resp` for this cycle from the latency memory: the response due
+// now, if any (earliest first), with its id, its read data (WithData: ports that return data)
+// and no error. Returns whether one is presented; `cur` is it.
+template <bool WithData, class Dut>
+bool present_response(Dut& d, Responses& pend, uint64_t cycle, Responses::Item& cur) {
+    const bool v = pend.due(cycle);
+    if (v) {
+        cur = pend.pop();
+        d.mem_resp_bits_id = cur.id;
+        if constexpr (WithData) d.mem_resp_bits_rdata = cur.rdata;
+        d.mem_resp_bits_error = 0;
+    }
+    d.mem_resp_valid = v;
+    return v;
+}
 
 // The harness's own count of what a perf_* counter (32-bit, saturating) must hold.
 struct CounterCheck {

@@ -152,12 +152,7 @@ int main(int argc, char** argv) {
     uint64_t warmCycle = 0;  // cycle of the last warm-up response (start of the window)
     std::vector<uint64_t> latencies;
     latencies.reserve(n);
-    FILE* logf = nullptr;
-    std::vector<Rec> logbuf;
-    if (!o.log.empty()) {
-        logf = std::fopen(o.log.c_str(), "wb");
-        if (!logf) die("cannot write %s", o.log.c_str());
-    }
+    xlat::RecordLog<Rec> log(o.log);
     xlat::Protocol protocol(cycle);
 
     // inputs of the previous cycle, for the idle check
@@ -184,14 +179,7 @@ int main(int argc, char** argv) {
         }
         d.req_valid = in.reqValid;
         xlat::Responses::Item cur{};
-        in.memResp = pend.due(cycle);
-        if (in.memResp) {
-            cur = pend.pop();
-            d.mem_resp_bits_id = cur.id;
-            d.mem_resp_bits_rdata = cur.rdata;
-            d.mem_resp_bits_error = 0;
-        }
-        d.mem_resp_valid = in.memResp;
+        in.memResp = xlat::present_response<true>(d, pend, cycle, cur);
         in.rr = rng.chance(o.respReady);
         in.dr = rng.chance(o.dirtyReady);
         in.mr = rng.chance(o.memReqReady);
@@ -224,18 +212,8 @@ int main(int argc, char** argv) {
             rec.ppn = (uint64_t)d.resp_bits_ppn;
             rec.faultGpa = (uint64_t)d.resp_bits_faultGpa;
         }
-        uint32_t mId = 0, dPt = 0;
-        uint64_t mAddr = 0, mWdata = 0;
-        bool mWrite = false;
-        uint8_t mMask = 0;
-        if (memFire) {
-            mId = (uint32_t)d.mem_req_bits_id;
-            mAddr = (uint64_t)d.mem_req_bits_addr;
-            mWrite = d.mem_req_bits_write;
-            mWdata = (uint64_t)d.mem_req_bits_wdata;
-            mMask = (uint8_t)d.mem_req_bits_wmask;
-        }
-        if (dirtyFire) dPt = d.dirty_bits_pageTable;
+        const xlat::MemReq mr = memFire ? xlat::MemReq::of(d) : xlat::MemReq{};
+        const uint32_t dPt = dirtyFire ? (uint32_t)d.dirty_bits_pageTable : 0;
 
         // ---- edge
         d.clock = 1;
@@ -252,27 +230,16 @@ int main(int argc, char** argv) {
         }
         if (in.memResp) fl[cur.id].outstanding = false;
         if (memFire) {
-            if (mId >= nIds || !fl[mId].busy) protocol("mem_req id not in flight", mId, mAddr);
-            else if (fl[mId].outstanding) protocol("second outstanding access of one walk", mId, mAddr);
-            if (mAddr & 7) protocol("unaligned mem_req", mId, mAddr);
-            uint64_t rdata = 0;
-            if (mWrite) {
-                uint64_t m = 0;
-                for (int k = 0; k < 8; k++)
-                    if (mMask >> k & 1) m |= 0xFFULL << (8 * k);
-                uint64_t& w = mem[mAddr];
-                w = (w & ~m) | (mWdata & m);
-                st.memWrites++;
-                if (mId < nIds) walkWrites[mId]++;
-            } else {
-                if (mMask) protocol("read with nonzero wmask", mId, mMask);
-                auto it = mem.find(mAddr);
-                rdata = it == mem.end() ? 0 : it->second;
-                st.memReads++;
-                if (mId < nIds) walkReads[mId]++;
+            if (mr.id >= nIds || !fl[mr.id].busy) protocol("mem_req id not in flight", mr.id, mr.addr);
+            else if (fl[mr.id].outstanding) protocol("second outstanding access of one walk", mr.id, mr.addr);
+            if (mr.addr & 7) protocol("unaligned mem_req", mr.id, mr.addr);
+            if (!mr.write && mr.wmask) protocol("read with nonzero wmask", mr.id, mr.wmask);
+            (mr.write ? st.memWrites : st.memReads)++;
+            if (mr.id < nIds) {
+                (mr.write ? walkWrites : walkReads)[mr.id]++;
+                fl[mr.id].outstanding = true;
             }
-            if (mId < nIds) fl[mId].outstanding = true;
-            pend.push(cycle + o.latency + (o.jitter ? rng.below(o.jitter + 1) : 0), mId, rdata);
+            pend.push(cycle + o.latency + (o.jitter ? rng.below(o.jitter + 1) : 0), mr.id, mr.apply(mem));
         }
         if (dirtyFire) {
             st.dirtyEvents++;
@@ -310,13 +277,7 @@ int main(int argc, char** argv) {
                         else st.splintered++;
                     }
                 }
-                if (logf) {
-                    logbuf.push_back(rec);
-                    if (logbuf.size() >= 4096) {
-                        std::fwrite(logbuf.data(), sizeof(Rec), logbuf.size(), logf);
-                        logbuf.clear();
-                    }
-                }
+                log.push(rec);
                 responses++;
                 lastProgressCycle = cycle;
                 if (responses == o.warmup) {
@@ -354,10 +315,7 @@ int main(int argc, char** argv) {
                 (unsigned long long)(cycle - lastProgressCycle), (unsigned long long)responses,
                 (unsigned long long)n);
     }
-    if (logf) {
-        std::fwrite(logbuf.data(), sizeof(Rec), logbuf.size(), logf);
-        std::fclose(logf);
-    }
+    log.close();
     // settle the counters of the last cycle: two idle cycles, since a counter shows an event one
     // cycle after it happened (xlat.common.PerfCounter); idle inputs add no event
     d.req_valid = 0; d.mem_resp_valid = 0; d.resp_ready = 1; d.dirty_ready = 1; d.mem_req_ready = 1;
