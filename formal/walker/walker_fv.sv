@@ -83,6 +83,9 @@
 //   I11 for a slot in Lock and a slot holding a lock, the registered compare of their entry
 //       addresses equals the compare of their addresses now (dbg_lockOk)
 //   I12 a bare-mode walk is in Start, or in Done with fault 4, with no access so far
+//   I14 one copy per key in each cache (dbg_dupOk): no two entries hold one key (an entry
+//       with a pending write counted with the data written), and a landing fill finds at most
+//       one entry holding its key (the RTL takes that vector as the landing's one-hot entry)
 //   I13 a stage-1-only walk keeps the host permission whole and never reaches a host state past
 //       HostStart; a stage-2-only walk keeps the guest permission whole, never reaches a guest
 //       state and is on its data access (forData) from Start's turn to Done; a busy slot's
@@ -219,6 +222,8 @@ module walker_fv (
   wire            d_engValid, d_engOk, d_keyOk, d_lockOk;
   wire [1:0]      d_engAfter, d_lookPhase, d_decOk;
   wire [3:0]      d_chanOk;
+  wire [2:0]      d_dupOk;                     // per cache: one copy per key (I14)
+  wire            d_fillDup;                   // the fill shown writes the entry holding its key
   wire            d_rhp_r, d_rhp_w, d_rhp_x, d_rhp_u;
 
   NestedWalker dut (
@@ -298,6 +303,7 @@ module walker_fv (
     .dbg_gpwcAsid_0(d_gAsid[0 +: AB]), .dbg_gpwcAsid_1(d_gAsid[AB +: AB]),
     .dbg_engSlot(d_engSlot), .dbg_engValid(d_engValid), .dbg_engAfter_0(d_engAfter[0]),
     .dbg_engAfter_1(d_engAfter[1]), .dbg_engOk(d_engOk), .dbg_lookPhase(d_lookPhase), .dbg_decOk(d_decOk), .dbg_chanOk(d_chanOk), .dbg_keyOk(d_keyOk), .dbg_lockOk(d_lockOk), .dbg_fillCache(d_fillCache), .dbg_fillWay(d_fillWay),
+    .dbg_dupOk(d_dupOk), .dbg_fillDup(d_fillDup),
     .dbg_slotFlags_0_sum(d_flags[0]), .dbg_slotFlags_0_mxr(d_flags[1]), .dbg_slotFlags_0_vmxr(d_flags[2]),
     .dbg_slotFlags_0_wp(d_flags[3]), .dbg_slotFlags_0_smep(d_flags[4]), .dbg_slotFlags_0_smap(d_flags[5]),
     .dbg_slotFlags_0_nxe(d_flags[6]),
@@ -681,6 +687,10 @@ module walker_fv (
     // I11: a slot waiting for the lock compares its entry address with a holder's through a
     // registered compare, which is the compare of their addresses now
     `SAFE(d_lockOk);
+    // I14: one copy per key in each cache (no two entries, a pending write's data counted,
+    // hold one key; a landing fill finds at most one entry holding its key: the landing takes
+    // that vector as its one-hot entry, with no first-set scan)
+    `SAFE(d_dupOk == 3'b111);
     if (d_lookPhase != 2'd0)
       `SAFE(d_engValid && (d_state[d_engSlot*4 +: 4] == S_START || d_state[d_engSlot*4 +: 4] == S_HSTART));
     // a fill writes its entry two cycles after the owner's engine turn (AssocCache late and
@@ -946,12 +956,11 @@ module walker_fv (
     // C13 two D-setting walks of different entries hold their locks at once
     cover (hl_0 && hl_1 && d_needD == 2'b11 && !same_pte);
     cover (c_bad_ok && perf_badMemResps != c_bad_q);  // C11 bad-id responses dropped
-    // C12 de-duplicated fill: a fill writes a valid entry while the other is free (a fill whose
-    // key that entry holds; since session 31 also an eviction while a free entry a fill two
-    // cycles before left unused is hidden: formal/walker/README.md), in each cache
-    cover (fill_g && d_gValid[d_fillWay[0]] && d_gValid != 2'b11);
-    cover (fill_h && d_hValid[d_fillWay[0]] && d_hValid != 2'b11);
-    cover (fill_t && d_tValid[d_fillWay[0]] && d_tValid != 2'b11);
+    // C12 de-duplicated fill: a fill writes the valid entry holding its key while the other
+    // is free (dbg_fillDup: its landing found the entry holding its key), in each cache
+    cover (fill_g && d_fillDup && d_gValid[d_fillWay[0]] && d_gValid != 2'b11);
+    cover (fill_h && d_fillDup && d_hValid[d_fillWay[0]] && d_hValid != 2'b11);
+    cover (fill_t && d_fillDup && d_tValid[d_fillWay[0]] && d_tValid != 2'b11);
     // C14 modes: a stage-1-only and a stage-2-only walk complete; a guest PWC hit of a
     // stage-1-only walk (the 2D one's: C2, walker_cover_walks)
     cover (c_ok && r_mode == 2'd1);

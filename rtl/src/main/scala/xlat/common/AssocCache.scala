@@ -67,6 +67,12 @@ import chisel3.util._
   * bits the choice scans are registered from the valid and write registers' next values (the
   * same bits, from registers), and `validKept` gives a caller the entries valid and not written
   * in the next cycle, to register with its compares (a select then starts from registers).
+  * The entry holding the key is the landing's same-key vector itself, not its lowest set bit:
+  * every fill de-duplicates, so at most one entry holds a key (an entry with its write pending
+  * counted with the data written), and the vector is exactly the entries holding the fill's key
+  * as they are after that write (one copy per key). This needs `sameKey` to be an equivalence
+  * and, with `keyIn`, the caller's same-key vector to be of the fill's own key; `oneCopy` states
+  * it for a proof (formal/walker I14).
   *
   * ==Split operations (with `split`, needs `late` and `keyIn`)==
   * For the clock of a caller whose decision to fill or use an entry comes from deep logic but
@@ -255,6 +261,7 @@ class AssocCache[T <: Data](
   // With writeLate: the fill in its write cycle (registered at its landing), see "Late writes".
   private val fillW = RegInit(false.B)
   private val wOHW = Reg(Vec(n, Bool()))
+  private val dupW = Reg(Bool())
   private val dataW = Reg(gen)
   private val ownerW = Reg(UInt(ownerBits.W))
   /** The entry a write changed at the end of the previous cycle (with writeLate). */
@@ -327,7 +334,11 @@ class AssocCache[T <: Data](
     val f2 = x.indices.map(i => x(i) && below(i)._1 && !below(i)._2)
     (f1, f2, incl.last._1, incl.last._2)
   }
-  private val dupOH = if (ahead) firstTwo(dup)._1 else oh(dup)
+  // With `ahead` the entry holding the key is `dup` itself, no first-set scan in front of the
+  // landing's entry: every fill de-duplicates, so at most one entry (valid, or with its write
+  // pending) holds a key, and `dup` is exactly the entries holding the landing fill's key, as
+  // they are after the pending write ("One copy per key"; formal/walker I14 via `oneCopy`).
+  private val dupOH = if (ahead) dup.toSeq else oh(dup)
   // (with `landOH` the same bit, registered from the asking cycle's same-key vector: `dup` is
   // that vector registered)
   private val dupAny = if (landOH) RegNext(any(sameIn), false.B) else any(dup)
@@ -399,6 +410,20 @@ class AssocCache[T <: Data](
       (idx, wOH, fAny, candR.toSeq, topR)
     }
   private val evicting = !dupAny && !freeAny
+  /** With writeLate, for proofs ("One copy per key"): no two entries hold one key, each as it
+    * is after the write pending in this cycle (valid, or being written, with the data written),
+    * and a fill landing now finds at most one entry holding its key. */
+  def oneCopy: Bool = {
+    require(writeLate && sameKey.isDefined, "AssocCache.oneCopy needs writeLate and sameKey")
+    val effV = (0 until n).map(i => validR(i) || pendingW(i))
+    val effD = (0 until n).map(i => Mux(pendingW(i), dataW, entries(i)))
+    val unique = for (i <- 0 until n; j <- i + 1 until n) yield !(effV(i) && effV(j) && sameKey.get(effD(i), effD(j)))
+    val two = for (i <- 0 until n; j <- i + 1 until n) yield dup(i) && dup(j)
+    (unique :+ !(fillA && any(two))).reduce(_ && _)
+  }
+  /** With writeLate, for proofs: the write of this cycle (`fillWrites`) is a de-duplicated fill
+    * (its landing found the entry holding its key). */
+  def fillDedup: Bool = { require(writeLate, "AssocCache.fillDedup needs writeLate"); fillWrites && dupW }
   /** The entry a fill writes in this cycle (for proofs and counters): the landing's choice, or
     * with writeLate the entry of the fill in its write cycle. */
   val fillWay: UInt = if (writeLate) OHToUInt(wOHW) else way
@@ -420,7 +445,7 @@ class AssocCache[T <: Data](
   private val wrConfirmed = if (writeLate) RegNext(fillConfirmed) || confirmedOwner(ownerW) else fillConfirmed
   private val killed = (0 until n).map(i => writeLate.B && fillW && cancelEn && wOHW(i))
   if (writeLate) {
-    fillW := fillA; wOHW := VecInit(wayOH); dataW := fillDataA; ownerW := fillOwnerA
+    fillW := fillA; wOHW := VecInit(wayOH); dataW := fillDataA; ownerW := fillOwnerA; dupW := dupAny
     wrote2R := VecInit((0 until n).map(i => fillW && !cancelEn && wOHW(i)))
   }
   val wroteLast: Vec[Bool] = if (writeLate) wrote2R else wroteLastR
@@ -466,7 +491,7 @@ class AssocCache[T <: Data](
   rrpvR.zip(topA).foreach { case (rr, t) =>
     // (with writeLate the landing's de-duplication, eviction and candidates, registered)
     def atWrite[D <: Data](x: D): D = if (writeLate) RegNext(x) else x
-    val dupFill = atWrite(dupAny)
+    val dupFill = if (writeLate) dupW else dupAny
     val evictW = atWrite(evicting)
     val candW = atWrite(VecInit(candA))
     val age = 3.U - atWrite(t)

@@ -1099,5 +1099,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.fillCache := fillCache
     val ways = Seq(1 -> gpwc, 2 -> hpwc, 3 -> ntlb).collect { case (k, Some(c)) => (fillCache === k.U) -> c.fillWay }
     d.fillWay := MuxCase(0.U, ways)
+    val dedups = Seq(1 -> gpwc, 2 -> hpwc, 3 -> ntlb).collect { case (k, Some(c)) => (fillCache === k.U) -> c.fillDedup }
+    d.fillDup := MuxCase(false.B, dedups)
+    d.dupOk := Cat(ntlb.map(_.oneCopy).getOrElse(true.B), hpwc.map(_.oneCopy).getOrElse(true.B), gpwc.map(_.oneCopy).getOrElse(true.B))
   }
 }

@@ -194,4 +194,10 @@ class WalkerDbg(p: WalkerParams) extends Bundle {
   val fillWay = UInt(6.W)
   /** Per slot its request's privilege flags (the guest leaf's check reads them). */
   val slotFlags = Vec(p.walkers, new PrivFlags)
+  /** Per cache (bit 0 guest PWC, 1 host PWC, 2 nested TLB; 1 for a cache the configuration
+    * lacks): one copy per key (AssocCache `oneCopy`: no two entries hold one key, counting a
+    * pending write's data, and a landing fill finds at most one entry holding its key). */
+  val dupOk = UInt(3.W)
+  /** The fill shown by `fillValid` writes the entry that held its key (it was de-duplicated). */
+  val fillDup = Bool()
 }
