@@ -66,8 +66,10 @@ def table(data, section=None):
     how = (f"one run of `{command}`, wall time {wall / 60:.1f} min" if wall is not None
            else f"`{command}`, assembled from per-configuration runs, not one run")
     dev = data["device"]
+    # (a configuration placed on another part, fpga.py CONFIG_DEVICES, records its own)
+    parts = " / ".join(sorted({r.get("device", dev["name"]) for r in data["results"]}) or {dev["name"]})
     lines = [begin,
-             f"Generated {data['generated']} from {how}; {dev['name']} {dev['package']} speed "
+             f"Generated {data['generated']} from {how}; {parts} {dev['package']} speed "
              f"{dev['speed']}, {short_tool(data['tools'].get('yosys'), r'Yosys [0-9.+]+')}, "
              f"{short_tool(data['tools'].get('nextpnr-ecp5'), r'nextpnr-[0-9.]+')}; "
              f"bold: at or above the {data['target_mhz']} MHz target.",
