@@ -210,7 +210,11 @@ class AssocCache[T <: Data](
   }
 
   /** The entries holding `key`'s key now, valid or not. */
-  def sameKeyAs(key: T): Vec[Bool] = VecInit(entries.map(x => sameKey.get(x, key)))
+  def sameKeyAs(key: T): Vec[Bool] = sameKeyAs((_: Int) => key)
+
+  /** The same, each entry `i` compared with `keyOf(i)`: the one key held in register copies that
+    * each drive part of the entries ([[RegCopies]]), so no key bit's net spans them all. */
+  def sameKeyAs(keyOf: Int => T): Vec[Bool] = VecInit(entries.zipWithIndex.map { case (x, i) => sameKey.get(x, keyOf(i)) })
 
   /** With `keyIn`: write `data`; `same` = `sameKeyAs(data)` in this cycle (see "Late updates"). */
   def fill(data: T, owner: UInt, same: Seq[Bool]): Unit = {

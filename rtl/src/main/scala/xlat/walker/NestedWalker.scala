@@ -335,14 +335,16 @@ class NestedWalker(val p: WalkerParams) extends Module {
     */
   /** The served slot's key as the engine chooses it (registered in the copies below). */
   private val keyLoad = Wire(new LookKey)
-  /** The served key in three copies that synthesis keeps apart (the plain register, one held as
-    * its complement, the plain one with a reset: Yosys merges flip-flops of equal inputs and
+  /** The served key in four copies that synthesis keeps apart (the plain register, one held as
+    * its complement, each of the two with a reset: Yosys merges flip-flops of equal inputs and
     * kind, see [[RegCopies]]), each loaded with the same value when the engine chooses, each
     * with the fields its consumers read (the others 0): `keyR` drives the guest PWC's compares
-    * and the fills' keys, `keyT` the nested TLB's and `keyH` the host PWC's lookups and fills'
-    * same-key compares, so no key bit's net spans the three caches' entries. The reset of the
-    * third is never seen: the engine loads it before it serves a slot. `copyFields` names each
-    * copy's fields and how many low bits of each it keeps.
+    * and the fills' keys, `keyT` the nested TLB's, `keyH` the lower half of the host PWC's
+    * entries (lookups and fills' same-key compares) and `keyH2` the upper half, so no key bit's
+    * net spans more than one cache or half the host PWC (the host PWC's compare was the routed
+    * critical path of walker_rv48 and walker_rv39_axi, 3.3 ns of it the key's first net across
+    * the die). The reset of the last two is never seen: the engine loads them before it serves
+    * a slot. `copyFields` names each copy's fields and how many low bits of each it keeps.
     */
   private def keyCopy(kind: Int, fields: Seq[(String, Int)]): LookKey = {
     val k = WireDefault(0.U.asTypeOf(new LookKey))
@@ -351,7 +353,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
       val r = kind match {
         case 0 => RegEnable(src, !held)
         case 1 => ~RegEnable(~src, !held)
-        case _ => RegEnable(src, ~0.U(w.W), !held)
+        case 2 => RegEnable(src, ~0.U(w.W), !held)
+        case _ => ~RegEnable(~src, ~0.U(w.W), !held)
       }
       k.elements(f) := r.pad(k.elements(f).getWidth).asTypeOf(k.elements(f))
     }
@@ -362,12 +365,16 @@ class NestedWalker(val p: WalkerParams) extends Module {
     Seq(
       all("vmid", "asid", "gvpn", "gpn", "gLevel", "hLevel", "s1"),
       all("vmid", "gpn", "hostWrite", "hostFetch", "hostMxr") :+ ("hLevel" -> 2),
+      all("vmid", "gpn", "hLevel"),
       all("vmid", "gpn", "hLevel")
     )
   }
   private val keyR = keyCopy(0, copyFields(0))
   private val keyT = keyCopy(1, copyFields(1))
   private val keyH = keyCopy(2, copyFields(2))
+  private val keyH2 = keyCopy(3, copyFields(3))
+  /** The host PWC's key copy for entry `i` (`keyH` the lower half, `keyH2` the upper). */
+  private def keyHOf(i: Int): LookKey = if (i < p.hostPwcEntries / 2) keyH else keyH2
   /** A slot's key from its registers now (for the proofs' view). */
   private def keyNowOf(x: WalkSlot): LookKey = {
     val k = Wire(new LookKey)
@@ -386,8 +393,9 @@ class NestedWalker(val p: WalkerParams) extends Module {
   // reading the entries' levels)
   // (the select ANDs each registered hit with `validKept` registered beside it: the entry is still
   // valid in the select cycle and was not rewritten at the end of the match cycle)
-  private def kept[T <: Data](c: AssocCache[T], hit: T => Bool): Vec[Bool] =
-    RegNext(VecInit(c.entries.map(hit)))
+  private def kept[T <: Data](c: AssocCache[T], hit: T => Bool): Vec[Bool] = keptAt(c, (x: T, _: Int) => hit(x))
+  private def keptAt[T <: Data](c: AssocCache[T], hit: (T, Int) => Bool): Vec[Bool] =
+    RegNext(VecInit(c.entries.zipWithIndex.map { case (x, i) => hit(x, i) }))
   private val gpwcHitsR = gpwc.map(c => (1 to g.topLevel).map(l => kept[GuestPwcEntry](c, x =>
     x.vmid === keyR.vmid && x.asid === keyR.asid && x.s1 === keyR.s1 && ((x.vpn ^ gvpn) & keep(x.level, x.vpn.getWidth)) === 0.U && x.level === l.U
   )))
@@ -396,8 +404,8 @@ class NestedWalker(val p: WalkerParams) extends Module {
   ))
   // (and whether each entry denies the served slot's access: the select takes the chosen one's)
   private val ntlbDenyR = ntlb.map(c => RegNext(VecInit(c.entries.map(x => hostDenies(x.perm, keyT.hostWrite, keyT.hostFetch, keyT.hostMxr)))))
-  private val hpwcHitsR = hpwc.map(c => (1 to h.topLevel).map(l => kept[HostPwcEntry](c, x =>
-    x.vmid === keyH.vmid && ((x.gpn ^ keyH.gpn) & keep(x.level, x.gpn.getWidth)) === 0.U && x.level === l.U
+  private val hpwcHitsR = hpwc.map(c => (1 to h.topLevel).map(l => keptAt[HostPwcEntry](c, (x, i) =>
+    x.vmid === keyHOf(i).vmid && ((x.gpn ^ keyHOf(i).gpn) & keep(x.level, x.gpn.getWidth)) === 0.U && x.level === l.U
   )))
   // The select stage's choices, once for every slot (they depend on no slot register); a
   // pointer hit at level l continues at l - 1 (from the level one-hot, not the entry).
@@ -439,9 +447,12 @@ class NestedWalker(val p: WalkerParams) extends Module {
     c.sameKeyAs(k)
   }
   private val sameH = hpwc.map { c =>
-    val k = WireDefault(0.U.asTypeOf(new HostPwcEntry(p)))
-    k.vmid := keyH.vmid; k.level := keyH.hLevel; k.gpn := keyH.gpn
-    c.sameKeyAs(k)
+    val ks = Seq(keyH, keyH2).map { kh =>
+      val k = WireDefault(0.U.asTypeOf(new HostPwcEntry(p)))
+      k.vmid := kh.vmid; k.level := kh.hLevel; k.gpn := kh.gpn
+      k
+    }
+    c.sameKeyAs((i: Int) => if (i < p.hostPwcEntries / 2) ks(0) else ks(1))
   }
   private val sameT = ntlb.map { c =>
     val k = WireDefault(0.U.asTypeOf(new NestedTlbEntry(p)))
@@ -1065,7 +1076,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.lockOk := (0 until W).flatMap(i => (0 until W).filter(_ != i).map(j =>
       !(state(i) === Lock && holds(j)) || addrEqR(i)(j) === (slot(j).pteAddr === slot(i).pteAddr))).foldLeft(true.B)(_ && _)
     val keyNow = keyNowOf(slot(cur))
-    d.keyOk := !curValid || Seq(keyR, keyT, keyH).zip(copyFields).flatMap { case (k, fs) =>
+    d.keyOk := !curValid || Seq(keyR, keyT, keyH, keyH2).zip(copyFields).flatMap { case (k, fs) =>
       fs.map { case (f, w) => k.elements(f).asUInt(w - 1, 0) === keyNow.elements(f).asUInt(w - 1, 0) }
     }.reduce(_ && _)
     d.chanOk := Cat((0 until W).map(i => free(i) === (state(i) === Idle)).reduce(_ && _), dirtyPick.ok(state.map(_ === Dirty)), mem.ok(state.map(st => issueState(st.asUInt))) &&
