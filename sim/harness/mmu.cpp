@@ -460,8 +460,13 @@ int main(int argc, char** argv) {
             if (!std::strcmp(P_COUNTER_NAMES[k], name)) return counters[k];
         die("no counter %s in the CSR map", name);
     };
+    // one request at a time: XlatMmu is busy from the cycle after an acceptance to its response,
+    // `latency` - 1 cycles of each (the counter saturates at 32 bits)
+    const uint64_t responded = st.src[0] + st.src[1] + st.src[2];
+    const uint64_t busy = std::min<uint64_t>(st.latencySum - responded, 0xffffffffull);
     const bool ok = xlat::counters_agree({
         {"requests", d.perf_requests, st.requests},
+        {"busyCycles", d.perf_busyCycles, busy},
         {"l1Hits", d.perf_l1Hits, st.src[0]},
         {"l2Hits", d.perf_l2Hits, st.src[1]},
         {"walks", d.perf_walks, st.src[2]},
