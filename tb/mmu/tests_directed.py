@@ -539,3 +539,73 @@ async def test_mxr_read_of_an_execute_only_page(dut):
         await refused(read(gx), FAULT_GUEST_PAGE, "again: the fault was not filled")
     await twin.check(gx, SRC_L1, "the fetch hits")
     await twin.end()
+
+
+# --------------------------------------------------------------------------- CSR timing
+def csr_rule(env) -> tuple[int, int]:
+    """The CSR port's timing as the manifest states it (``derived``: docs/xlat-mmu.md "CSR
+    timing", decided in session 34): an access accepted in cycle r applies in r + csrApply (a
+    read returns the registers as they are in that cycle, a write takes effect at its end) and
+    is answered in r + csrLatency."""
+    d = env.man.derived
+    return int(d["csrApply"]), int(d["csrLatency"])
+
+
+@cocotb.test()
+async def test_csr_timing(dut):
+    """Back-to-back CSR accesses, one a cycle, while a walk keeps the MMU busy, against the
+    manifest's rule (``csr_rule``): each accepted in the cycle after the one before (csr_req
+    always ready) and answered exactly csrLatency cycles after its acceptance, once, in order;
+    a read returns CTRL and a PmlLogger register (context 0's PML_INDEX) with every write
+    accepted before it applied and none accepted after it (a write then a read of the same
+    register in the next cycle; a read then a write), and a counter (busyCycles, counting while
+    the walk runs; requests) exactly as its perf_* port shows it in the read's apply cycle; an
+    unmapped MMU offset answers error with rdata 0, a write rdata 0."""
+    s = scenario("csrtime")
+    vm = s.add_vm(1)
+    env = await setup(dut, "csrtime", s)
+    apply, latency = csr_rule(env)
+    pml = {r["name"]: r for r in env.man.raw["pmlRegisters"]}
+    index = pml["PML_INDEX"]["offset"]          # context 0
+    mmu_ctrl = next(r for r in env.man.raw["registers"] if r["offset"] == CSR_CTRL)
+    regs = {CSR_CTRL: int(mmu_ctrl["reset"]), index: int(pml["PML_INDEX"]["reset"])}
+    busy, requests = csr_offset(env, "PERF_busyCycles"), csr_offset(env, "PERF_requests")
+    perf: dict[int, dict] = {}
+    env.loop.post_sample.append(lambda c: perf.__setitem__(c, {
+        busy: env.counter("busyCycles"), requests: env.counter("requests")}))
+    accepted: list[int] = []
+    answered: list[tuple[int, dict]] = []
+    env.csr.on_accept.append(lambda txn, c: accepted.append(c))
+    env.csr_mon.callbacks.append(lambda item, c: answered.append((c, item)))
+    burst = [(CSR_CTRL, 0, 0), (CSR_CTRL, 1, 1), (CSR_CTRL, 0, 0), (busy, 0, 0),
+             (CSR_CTRL, 1, 2), (CSR_CTRL, 0, 0), (CSR_CTRL, 1, 3), (index, 0, 0), (index, 1, 5),
+             (index, 0, 0), (CSR_CTRL, 0, 0), (busy, 0, 0), (CSR_CTRL + 8, 0, 0), (requests, 0, 0),
+             (busy, 0, 0), (index, 1, 0), (index, 0, 0), (busy, 0, 0)]
+    walk = env.mmu_req(native(s, vm, 1, va_at(s, 0x4321)))
+    env.req.send(dict(walk, id=0))
+    await env.loop.wait_until(lambda: env.counter("busyCycles") > 0, 20, "the walk under way")
+    for a, w, d in burst:
+        env.csr.send(dict(addr=a, write=w, wdata=d))
+    await env.loop.wait_until(lambda: len(answered) >= len(burst), 4 * len(burst), "the burst's answers")
+    await env.loop.wait_until(lambda: len(env.resps) > 0, 4000, "the walk's response")
+    await env.settle(latency + 2)
+    expect(len(answered) == len(burst) and len(accepted) == len(burst),
+           f"{len(burst)} accesses: {len(accepted)} accepted, {len(answered)} answers")
+    expect(accepted == list(range(accepted[0], accepted[0] + len(burst))),
+           f"not one a cycle (csr_req not always ready?): accepted in {accepted}")
+    changing = 0
+    for (a, w, d), r, (c, got) in zip(burst, accepted, answered):
+        what = f"{'write' if w else 'read'} {a:#x} accepted in {r}"
+        expect(c == r + latency, f"{what}: answered in {c}, the rule says {r + latency}")
+        at = r + apply
+        if a in (busy, requests):
+            exp, err = perf[at][a], 0
+            changing += perf[at - 1][a] != exp != perf[at + 1][a]
+        elif a in regs:
+            exp, err = (0 if w else regs[a]), 0
+        else:
+            exp, err = 0, 1
+        expect(got == dict(rdata=exp, error=err), f"{what}: {got}, the rule says rdata {exp:#x} error {err}")
+        if w and a in regs:
+            regs[a] = d          # applied at the end of r + apply: seen by every later access
+    expect(changing > 0, "no counter read while it changed every cycle (the walk was over)")

@@ -3,7 +3,7 @@ package xlat.mmu
 import chisel3._
 import chisel3.util._
 import xlat.babelfish.BabelFishPerf
-import xlat.common.{RegDef, RegField, RegMap}
+import xlat.common.{PerfCounter, RegDef, RegField, RegMap, StagedRead}
 import xlat.pml.{CsrReq, CsrResp, PmlPerf, PmlRegs}
 import xlat.walker.WalkerPerf
 
@@ -23,8 +23,13 @@ object MmuRegs {
   val ctrl = 0x8000
   val counterBase = 0x8100
 
-  def names: Seq[String] = MmuPerf.names ++ BabelFishPerf.names.map("l1_" + _) ++ BabelFishPerf.names.map("l2_" + _) ++
-    WalkerPerf.names.map("walker_" + _) ++ PmlPerf.names.map("pml_" + _)
+  /** The counters by block, in register order: the MMU's, L1's, L2's, the walker's, PmlLogger's
+    * (the read multiplexer's first stage registers each block's group beside it, [[MmuCsr]]).
+    */
+  def groups: Seq[Seq[String]] = Seq(MmuPerf.names, BabelFishPerf.names.map("l1_" + _), BabelFishPerf.names.map("l2_" + _),
+    WalkerPerf.names.map("walker_" + _), PmlPerf.names.map("pml_" + _))
+
+  def names: Seq[String] = groups.flatten
 
   /** The MMU's own registers as [[RegDef]]s: CTRL, then the counters. */
   def all: Seq[RegDef] =
@@ -42,37 +47,74 @@ object MmuRegs {
   def json: ujson.Value = RegMap("", "", Seq(), 0, 0, all).json(all)
 }
 
-/** The MMU's CSR stage, with PmlLogger's timing (docs/pml-logger.md "Pipeline timing"): an
-  * access accepted in cycle r applies in r+1 (a read returns the registers at the start of that
-  * cycle, a write takes effect at its end) and answers in r+1.
+/** The CSR port's timing (**decided**, session 34; docs/xlat-mmu.md "CSR timing"), in cycles
+  * after the cycle r that `csr_req` accepts an access in; the manifest's `derived` exports both
+  * (`csrApply`, `csrLatency`), and the testbenches take their expectations from there.
   */
-class MmuCsr(counters: Seq[UInt]) {
-  require(counters.size == MmuRegs.names.size)
+object MmuCsr {
+  /** The access applies in r + 1, PmlLogger's rule: a read returns the registers as they are
+    * during that cycle (after every update of cycle r), a write takes effect at its end. */
+  val applyCycle = 1
+  /** `csr_resp` answers in r + 2, one cycle later than PmlLogger alone: the read multiplexer is
+    * two registered stages (the routed `mmu_rv` was limited by it as one, 78.67 MHz). */
+  val latency = 2
+}
+
+/** The CSR port of XlatMmu (PmlLogger below 0x8000, the MMU's window from 0x8000) with the
+  * timing of [[MmuCsr$]]: an access accepted in cycle r is decoded from the request into flops
+  * (a read select per MMU register, CTRL's write, the bad access), applies in r + 1 (CTRL
+  * written; each block's group of counters AND-ORed by the selects into a register beside
+  * the group; PmlLogger answers its own access, unchanged, and its answer is registered too)
+  * and is answered in r + 2 by the OR of those registers. One access a cycle, each answered
+  * once, in order (`csr_req` is always ready).
+  *
+  * `groups`: the counters' values (32 bits) in [[MmuRegs.groups]] order.
+  */
+class MmuCsr(groups: Seq[Seq[UInt]]) {
+  require(groups.map(_.size) == MmuRegs.groups.map(_.size))
+  // the stages below are built for these two values (one decode stage, one AND-OR stage)
+  require(MmuCsr.applyCycle == 1 && MmuCsr.latency == 2)
   val l1Enable: Bool = RegInit(true.B)
   val l2Enable: Bool = RegInit(true.B)
-  /** A bad access applied this cycle. */
+  /** A bad MMU access applying this cycle (r + 1, the cycle PmlLogger counts its own in). */
   val bad: Bool = Wire(Bool())
   val resp: Valid[CsrResp] = Wire(Valid(new CsrResp))
 
-  /** `req` is an accepted access to the MMU's window (address bit 15 set). */
-  def apply(req: Valid[CsrReq]): MmuCsr = {
-    val r = RegNext(req.valid, false.B)
-    val addr = RegEnable(req.bits.addr, req.valid)
-    val write = RegEnable(req.bits.write, req.valid)
+  /** `req`: every access accepted this cycle (both windows); `pml`: PmlLogger's answer to those
+    * below 0x8000 (r + 1). */
+  def apply(req: Valid[CsrReq], pml: Valid[CsrResp]): MmuCsr = {
+    val mmu = req.valid && req.bits.addr(15)
+    val read = mmu && !req.bits.write
+    // the decode, from the request (cycle r): one compare per register, its result a flop
+    val hit = MmuRegs.all.map(r => req.bits.addr === r.offset.U)
+    val ctrlHit = hit.head
+    val readSel = RegNext(VecInit(hit.map(read && _)), VecInit(Seq.fill(hit.size)(false.B))).suggestName("csrReadSel")
+    val ctrlWrite = RegNext(mmu && req.bits.write && ctrlHit, false.B)
     // CTRL is the only writable register: its two bits are all a write keeps
-    val wdata = RegEnable(req.bits.wdata(1, 0), req.valid)
-    val isCtrl = addr === MmuRegs.ctrl.U
-    val idx = addr(15, 3) - (MmuRegs.counterBase >> 3).U
-    val isCounter = addr >= MmuRegs.counterBase.U && addr < (MmuRegs.counterBase + 8 * counters.size).U && addr(2, 0) === 0.U
-    bad := r && !(isCtrl || (isCounter && !write))
-    when(r && isCtrl && write) {
+    val wdata = RegEnable(req.bits.wdata(1, 0), mmu && req.bits.write && ctrlHit)
+    bad := RegNext(mmu && !(ctrlHit || (!req.bits.write && hit.tail.reduce(_ || _))), false.B)
+
+    // cycle r + 1: the access applies
+    when(ctrlWrite) {
       l1Enable := wdata(0)
       l2Enable := wdata(1)
     }
-    resp.valid := r
-    resp.bits.error := bad
-    resp.bits.rdata := Mux(bad || write, 0.U,
-      Mux(isCtrl, Cat(l2Enable, l1Enable), VecInit(counters.map(_.pad(64))).apply(idx(log2Ceil(counters.size) - 1, 0))))
+    val values = Cat(l2Enable, l1Enable).pad(PerfCounter.width) +: groups.flatten
+    val sizes = (groups.head.size + 1) +: groups.tail.map(_.size)
+    val starts = sizes.scanLeft(0)(_ + _)
+    val groupRegs = sizes.indices.map { g =>
+      val at = starts(g) until starts(g + 1)
+      StagedRead.stage(at.map(readSel(_)), at.map(values(_))).suggestName(s"csrGroup_$g")
+    }
+    // PmlLogger's rdata is not 0 outside its answers: its valid gates it
+    val pmlData = StagedRead.stage(Seq(pml.valid), Seq(pml.bits.rdata)).suggestName("csrPmlData")
+    val pmlError = RegNext(pml.valid && pml.bits.error, false.B)
+    val badR = RegNext(bad, false.B)
+
+    // cycle r + 2: answered
+    resp.valid := ShiftRegister(req.valid, MmuCsr.latency, false.B, true.B)
+    resp.bits.error := badR || pmlError
+    resp.bits.rdata := groupRegs.map(_.pad(64)).reduce(_ | _) | pmlData
     this
   }
 }

@@ -49,6 +49,11 @@ object MmuState extends ChiselEnum {
   *    flushed with the first one, and `fenceDone` pulses once both TLBs are idle again.
   *  - Every fill is private (own = 1); stage-2-only entries are global (their VA is a GPA).
   *  - A 512 GiB leaf (Sv48 / Sv48x4) is answered and filled as its 1 GiB part (docs M7).
+  *  - A CSR access accepted in cycle r applies in r + 1 (a read returns the registers as they
+  *    are in r + 1, a write takes effect at its end), as PmlLogger's, and is answered in r + 2
+  *    ([[MmuCsr$]], session 34): the read multiplexer of ~70 registers spread over every block
+  *    is two registered AND-OR stages (it limited the routed `mmu_rv` to 78.67 MHz as one).
+  *    One access a cycle, each answered once, in order; `csr_req` is always ready.
   */
 class XlatMmu(val p: XlatMmuParams) extends Module {
   override def desiredName = "XlatMmu"
@@ -87,7 +92,7 @@ class XlatMmu(val p: XlatMmuParams) extends Module {
   private val fillL1 = RegInit(false.B)
   private val fillL2 = RegInit(false.B)
 
-  private val csrPerf = Wire(Vec(MmuRegs.names.size, UInt(PerfCounter.width.W)))
+  private val csrPerf = MmuRegs.groups.map(g => Wire(Vec(g.size, UInt(PerfCounter.width.W))))
   private val csr = new MmuCsr(csrPerf)
 
   // ---- acceptance -----------------------------------------------------------------------------
@@ -320,16 +325,15 @@ class XlatMmu(val p: XlatMmuParams) extends Module {
   require(merge.mergedIdBits == p.memIdBits)
   merge.connect(Seq(walker.io.mem_req, pml.io.mem_req), Seq(walker.io.mem_resp, pml.io.mem_resp), io.mem_req, io.mem_resp)
 
-  // ---- CSR: PmlLogger below 0x8000, the MMU's window above ----------------------------------------
+  // ---- CSR: PmlLogger below 0x8000, the MMU's window above (MmuCsr: answered in r + 2) ------------
   io.csr_req.ready := true.B
-  private val toMmu = io.csr_req.bits.addr(15)
-  pml.io.csr_req.valid := io.csr_req.valid && !toMmu
+  pml.io.csr_req.valid := io.csr_req.valid && !io.csr_req.bits.addr(15)
   pml.io.csr_req.bits := io.csr_req.bits
-  private val mmuCsrReq = Wire(Valid(new CsrReq))
-  mmuCsrReq.valid := io.csr_req.valid && toMmu
-  mmuCsrReq.bits := io.csr_req.bits
-  csr(mmuCsrReq)
-  io.csr_resp := Mux(pml.io.csr_resp.valid, pml.io.csr_resp, csr.resp)
+  private val csrAccepted = Wire(Valid(new CsrReq))
+  csrAccepted.valid := io.csr_req.fire
+  csrAccepted.bits := io.csr_req.bits
+  csr(csrAccepted, pml.io.csr_resp)
+  io.csr_resp := csr.resp
 
   // ---- counters -----------------------------------------------------------------------------------
   private def faultOf(k: Int): Bool = io.resp.fire && rs.fault === k.U
@@ -353,9 +357,9 @@ class XlatMmu(val p: XlatMmuParams) extends Module {
     "badCsrs" -> PerfCounter(csr.bad),
     "busyCycles" -> PerfCounter(!idle)
   )
-  private val all = MmuPerf.names.map(io.perf(_)) ++ perfOf(l1) ++ perfOf(l2) ++
-    walker.io.perf.elements.values ++ pml.io.perf.elements.values
-  csrPerf := VecInit(all.toSeq)
+  private val byBlock = Seq(MmuPerf.names.map(io.perf(_)), perfOf(l1), perfOf(l2),
+    walker.io.perf.elements.values.toSeq, pml.io.perf.elements.values.toSeq)
+  csrPerf.zip(byBlock).foreach { case (w, v) => w := VecInit(v) }
 
   private def perfOf(t: BabelFishTlb): Seq[UInt] = t.io.perf.elements.values.toSeq
 

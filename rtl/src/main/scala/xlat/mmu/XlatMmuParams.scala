@@ -116,6 +116,8 @@ case class XlatMmuParams(
     "l1LookupLatency" -> l1Latency,
     "l2LookupLatency" -> l2Latency,
     "csrMmuBase" -> MmuRegs.base,
-    "csrCounterBase" -> MmuRegs.counterBase
+    "csrCounterBase" -> MmuRegs.counterBase,
+    "csrApply" -> MmuCsr.applyCycle,
+    "csrLatency" -> MmuCsr.latency
   )
 }
