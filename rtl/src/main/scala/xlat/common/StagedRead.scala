@@ -8,8 +8,8 @@ import chisel3._
   * block plus a deep tree, too long for one cycle once routed (XlatMmu, docs/xlat-mmu.md
   * "CSR timing"). The caller decodes the address into a one-hot select per register (a flop
   * each, from the request), [[stage]] registers one group's AND-OR next to the group, and the
-  * next cycle ORs the group registers (at most one is non-zero). Each stage is AND-OR only: no comparator and no
-  * binary index follows a register.
+  * next cycle ORs the group registers (at most one is non-zero). Each stage is AND-OR only: no
+  * comparator and no binary index follows a register.
   */
 object StagedRead {
   /** The value whose select is set, 0 when none is (the selects are one-hot or all clear). Not
