@@ -23,8 +23,14 @@ class ChannelChoice(n: Int) {
   /** Connect the next cycle's requests and this cycle's grant (the choice is taken). The caller
     * guarantees the channel rule's premise: a chosen requester that is not granted asks in the
     * next cycle (`reqNext` is set for it; the proofs check `ok`). */
-  def apply(reqNext: Seq[Bool], grant: Bool): ChannelChoice = {
-    require(reqNext.size == n)
+  def apply(reqNext: Seq[Bool], grant: Bool): ChannelChoice = apply(reqNext, grant, Seq.fill(n)(false.B), false.B)
+
+  /** The same, with one late requester: `lateOH` (one-hot, early) names it and `late` (which
+    * arrives late in the cycle) says whether it asks next cycle too. Both round robins, with and
+    * without it, are computed beside `late`, which only selects between them (the choice is the
+    * one on `reqNext` OR `lateOH && late`). */
+  def apply(reqNext: Seq[Bool], grant: Bool, lateOH: Seq[Bool], late: Bool): ChannelChoice = {
+    require(reqNext.size == n && lateOH.size == n)
     // (a choice not granted is kept without looking at its request: the chosen slot is in one of
     // the channel's states, `ok`, and only the grant takes it out, so it still asks next cycle;
     // the kept bit is then a register and the grant, not behind `reqNext`)
@@ -32,7 +38,13 @@ class ChannelChoice(n: Int) {
     val keepN = valid && !grant
     val thermo = (0 until n).map(j => (0 until j).map(ohR(_)).foldLeft(false.B)(_ || _))
     val hiN = (0 until n).map(j => Mux(grant, thermo(j), afterLast(j)))
-    val freshN = RoundRobin.firstAfter(reqNext, hiN)
+    val without = RoundRobin.firstAfter(reqNext, hiN)
+    val freshN =
+      if (lateOH.forall(_.litOption.contains(BigInt(0)))) without
+      else {
+        val withLate = RoundRobin.firstAfter(reqNext.zip(lateOH).map { case (r, l) => r || l }, hiN)
+        (0 until n).map(i => Mux(late, withLate(i), without(i)))
+      }
     for (i <- 0 until n) ohR(i) := keptN(i) || (!keepN && freshN(i))
     when(grant) { afterLast := VecInit(thermo) }
     this

@@ -971,8 +971,17 @@ class NestedWalker(val p: WalkerParams) extends Module {
     val ws = writes(i)(state(i))
     require(ws.forall(_._2.litOption.isDefined), "every state write is a constant")
     val into = ws.collect { case (c, v) if set.exists(_.litValue == v.litValue) => c }
-    anyOf(into) || (set.map(state(i) === _).reduce(_ || _) && !leave)
+    anyOf(into) || staysIn(i, set, leave)
   }
+  /** Slot i is in one of `set` and `leave` (its grant) does not take it out. */
+  private def staysIn(i: Int, set: Seq[WalkState.Type], leave: Bool): Bool = set.map(state(i) === _).reduce(_ || _) && !leave
+  /** `c` is one of slot i's turn's state-write conditions. */
+  private def byTurn(i: Int, c: Bool): Boolean = turnWrites(i).getOrElse(state(i), Seq()).exists(_._1 eq c)
+  /** Slot i is taken into one of the states `set` by a writer other than its turn now (it is
+    * not among the requests a choice ahead that takes only the turn's entries saw for the next
+    * cycle; the proofs' invariants I7 and I9 register it). */
+  private def enteredByOther(i: Int, set: Seq[WalkState.Type]): Bool =
+    anyOf(writes(i)(state(i)).collect { case (c, v) if set.exists(_.litValue == v.litValue) && !byTurn(i, c) => c })
   // (the engine: a slot in an engine state leaves it only by its own turn's state write)
   private val engAfterNext = (0 until W).map(j => Mux(engValid && !held, engThermo(j), engAfter(j)))
   /** Slot i's turn takes it out of the engine states: from its registered decision vector, not
@@ -1002,16 +1011,17 @@ class NestedWalker(val p: WalkerParams) extends Module {
   // `req_ready`) is in front of `engOH`; the turn's own entries stay in: a slot in an engine
   // state is written there only by its turn, which keeps it a candidate unless it leaves.
   engOH := VecInit(RoundRobin.firstAfter((0 until W).map(i => wantsEngine(i) && !turnLeaves(i)), engAfterNext))
-  /** Slot i was taken into an engine state by a writer other than its turn in the cycle before
-    * (invariant I7: such a slot is not among the requests the choice ahead saw). */
-  private def enteredByOther(i: Int): Bool = {
-    val turnConds = turnWrites(i).getOrElse(state(i), Seq()).map(_._1)
-    anyOf(writes(i)(state(i)).collect {
-      case (c, v) if engineStates.exists(_.litValue == v.litValue) && !turnConds.exists(_ eq c) => c
-    })
-  }
   respPick((0 until W).map(i => nextIn(i, Seq(Done), respFireOH(i))), io.resp.fire)
-  mem((0 until W).map(i => nextIn(i, issueStates, io.mem_req.ready && mem.oneHot(i))), io.mem_req.fire)
+  // (the memory port's choice ahead takes only the turns' entries into the issue states: a slot
+  // that the lock's grant or the locked re-read's response takes there asks from the next
+  // cycle, read from its registered state; Step engine timing, decided. The turn's entry is a
+  // late requester: one slot at most takes its turn (`goI`, one-hot), and whether its turn
+  // enters an issue state comes from its lookup's select, so it only selects between the
+  // round robins with and without that slot)
+  private val memTurnInto = (0 until W).map(i => anyOf(writes(i)(state(i)).collect {
+    case (c, v) if issueStates.exists(_.litValue == v.litValue) && byTurn(i, c) => c
+  }))
+  mem((0 until W).map(i => staysIn(i, issueStates, io.mem_req.ready && mem.oneHot(i))), io.mem_req.fire, goI, anyOf(memTurnInto))
   for (i <- 0 until W) slotWrite(i) := nextIn(i, Seq(WriteAd), io.mem_req.ready && mem.oneHot(i))
   for (i <- 0 until W) freeR(i) := nextIn(i, Seq(Idle), io.req.fire && freeOH(i))
   dirtyPick((0 until W).map(i => nextIn(i, Seq(Dirty), dirtyFireOH(i))), io.dirty.fire)
@@ -1079,7 +1089,10 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.keyOk := !curValid || Seq(keyR, keyT, keyH, keyH2).zip(copyFields).flatMap { case (k, fs) =>
       fs.map { case (f, w) => k.elements(f).asUInt(w - 1, 0) === keyNow.elements(f).asUInt(w - 1, 0) }
     }.reduce(_ && _)
-    d.chanOk := Cat((0 until W).map(i => free(i) === (state(i) === Idle)).reduce(_ && _), dirtyPick.ok(state.map(_ === Dirty)), mem.ok(state.map(st => issueState(st.asUInt))) &&
+    // (a slot the lock's grant or the locked re-read's response took into an issue state in the
+    // cycle before is not among the requests the memory port's choice ahead saw)
+    val memEnteredR = (0 until W).map(i => RegNext(enteredByOther(i, issueStates), false.B))
+    d.chanOk := Cat((0 until W).map(i => free(i) === (state(i) === Idle)).reduce(_ && _), dirtyPick.ok(state.map(_ === Dirty)), mem.ok((0 until W).map(i => issueState(state(i).asUInt) && !memEnteredR(i))) &&
       (0 until W).map(i => slotWrite(i) === (state(i) === WriteAd)).reduce(_ && _), respPick.ok(state.map(_ === Done)))
     d.decOk := VecInit((0 until W).map(i => goI(i) === goF(i) && (!goI(i) || decR(i).asUInt === decNow(i).asUInt))).asUInt
     for (i <- 0 until W) {
@@ -1102,7 +1115,7 @@ class NestedWalker(val p: WalkerParams) extends Module {
     d.engSlot := e
     d.engValid := curValid
     d.engAfter := engAfter
-    val enteredR = (0 until W).map(i => RegNext(enteredByOther(i), false.B))
+    val enteredR = (0 until W).map(i => RegNext(enteredByOther(i, engineStates), false.B))
     d.engOk := engOH.asUInt === VecInit(RoundRobin.firstAfter((0 until W).map(i => wantsEngine(i) && !enteredR(i)), engAfter)).asUInt &&
       held === (matchTurn || selectTurn || readTurn)
     d.lookPhase := lookPhase
