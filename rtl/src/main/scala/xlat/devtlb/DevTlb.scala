@@ -811,13 +811,15 @@ class DevTlb(val p: DevTlbParams) extends Module {
       if (m < j) fCand(j).valid && fCand(m).valid && fCand(m).bits === fCand(j).bits &&
         !(0 until m).map(x => fCand(x).valid && fCand(x).bits === fCand(j).bits).foldLeft(false.B)(_ || _)
       else false.B))))
-    val (inPbOf, inSlotOf) = filterLate(u, fSid, fCand)
+    val (inPbOf, inSlotOf, inLastOf) = filterLate(u, fSid, fCand)
     // ---- the filter (cycle t + 1)
     val isWant = RegInit(VecInit(Seq.fill(hp)(false.B))).suggestName("pfIsWant")
-    // the filter's other two results, registered apart from `isWant` and ANDed into the issue
+    // the filter's other results, registered apart from `isWant` and ANDed into the issue
     // stage's `want` (session 34, exact): a slot holds the candidate (the OR over every slot's
-    // registered compare), the request responding in t + 2 has its key (`miss` in t + 2)
+    // registered compare; an allocation of cycle t, `mergeLast`, compared whole), the request
+    // responding in t + 2 has its key (`miss` in t + 2)
     val isInSlot = Reg(Vec(hp, Bool())).suggestName("pfIsInSlot")
+    val isInLast = Reg(Vec(hp, Bool())).suggestName("pfIsInLast")
     val isSameKey2 = Reg(Vec(hp, Bool())).suggestName("pfIsSameKey2")
     val isSid = Reg(UInt(p.sidBits.W)).suggestName("pfIsSid")
     val isPage = Reg(Vec(hp, UInt(p.pageBits.W))).suggestName("pfIsPage")
@@ -829,6 +831,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
       // the request responding in t + 2 (in pick now) likewise, its miss from `miss` in t + 2
       isSameKey2(j) := kReq.sid === fSid && kReq.iova === fCand(j).bits
       isInSlot(j) := inSlotOf(j)
+      isInLast(j) := inLastOf(j)
       // a candidate held by a request behind or repeating an earlier one is not wanted on its
       // own: both are known here, so the issue stage's `want` waits only for the issue before it
       // (and for the two registered results above)
@@ -856,7 +859,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val takenBy = Seq.fill(hp - 1)(Wire(Vec(p.prefetchSlots, Bool())))
     for (j <- 0 until hp) {
       val held = (0 until hp).map(m => isSameIss(j)(m) && issuedR(m)).reduce(_ || _)
-      val want = isWant(j) && !isInSlot(j) && !(miss && isSameKey2(j)) && !held
+      val want = isWant(j) && !isInSlot(j) && !isInLast(j) && !(miss && isSameKey2(j)) && !held
       val ranked = (0 until p.prefetchSlots + 1).map(b => issued.zipWithIndex.map { case (x, n) => x && kthFree(n)(b) }.reduce(_ || _))
       val issuePf = want && ranked.last
       dropped(j) := want && !ranked.last || (0 until j).map(m => isDupOf(j)(m) && dropped(m)).foldLeft(false.B)(_ || _)
@@ -884,8 +887,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
       (0 until hp - 1).foldRight(isPage(hp - 1))((j, acc) => Mux(takenBy(j)(b), isPage(j), acc))))
   }
   /** The prefetch filter of `issueLater`: whether candidate j of the trigger that responded in
-    * cycle t is covered by the PB (`inPb(j)`) or held by a slot (`inSlot(j)`), both in cycle
-    * t + 1. The candidates leave the history's block RAM in pick (5.83 ns of clock-to-out on
+    * cycle t is covered by the PB (`inPb(j)`) or held by a slot (`inSlot(j)` from the slots'
+    * registers of cycle t, `inLast(j)` from the allocations of cycle t), all in cycle t + 1. The candidates leave the history's block RAM in pick (5.83 ns of clock-to-out on
     * ECP5: the routed critical path of `devtlb_full` ended at the filter's compares behind it,
     * docs/devtlb.md "FPGA", session 25), so they are compared in respond from the fabric
     * registers behind it (`u.candidates`: `candOld` or the newer history write's page, one
@@ -904,7 +907,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     * The prefetches issued in t + 1 and the requests responding in t + 1 and t + 2 are the
     * issue's and `isWant`'s (`issueLater`).
     */
-  private def filterLate(u: PrefetchUnit, fSid: UInt, fCand: Vec[Valid[UInt]]): (Seq[Bool], Seq[Bool]) = {
+  private def filterLate(u: PrefetchUnit, fSid: UInt, fCand: Vec[Valid[UInt]]): (Seq[Bool], Seq[Bool], Seq[Bool]) = {
     val hp = p.histPages
     val t = u.succ.bits
     val cand = u.candidates
@@ -929,9 +932,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val inPb = (0 until hp).map(j =>
       (0 until pbN).map(e => pbSidR(e) && (pbBigR(e) || pbLowR(j)(e).asUInt.andR) && pbHighR(j)(e).asUInt.andR).reduce(_ || _))
     val lastHolds = (x: UInt) => last.zip(lastValid).map { case (e, ok) => ok && e.sid === fSid && e.page === x }.reduce(_ || _)
-    val inSlot = (0 until hp).map(j =>
-      (0 until p.slots).map(i => sidEqR(i) && slotPartsR(j)(i).asUInt.andR).reduce(_ || _) || lastHolds(fCand(j).bits))
-    (inPb, inSlot)
+    val inSlot = (0 until hp).map(j => (0 until p.slots).map(i => sidEqR(i) && slotPartsR(j)(i).asUInt.andR).reduce(_ || _))
+    (inPb, inSlot, (0 until hp).map(j => lastHolds(fCand(j).bits)))
   }
 
   // completion: its translation, its waiters, and the fill of the DevTLB or the PB
