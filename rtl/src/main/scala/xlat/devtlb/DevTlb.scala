@@ -783,9 +783,14 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val trigger = miss && u.succ.valid
     val t = u.succ.bits
     val kReq = k.bits.req
-    // the request in pick misses (it responds in the next cycle, before the issue), from its hit
-    // vectors
-    val kMiss = isReq(k) && !kKnownHit
+    // a request behind the trigger that misses makes or finds a slot for its key: the key is
+    // compared while that request is in pick, and its miss is taken in respond, a cycle later
+    // (`miss`: `won` is pick's hit vectors registered, the stages advance every cycle, so it is
+    // pick's "miss" registered; session 34, exact): in pick (`kKnownHit`, the OR over the hit
+    // vectors) it was in front of `isWant` beside the slots' OR, the routed critical path of
+    // `devtlb_full` (docs/devtlb.md "FPGA", session 34). `miss` in t + 1 is that of the request
+    // responding in t + 1 (`fSameKey`), in t + 2 that of the one responding in t + 2
+    // (`isSameKey2`)
     // ---- respond (cycle t): the candidates, registered with their compares (`filterLate`)
     val cand = u.candidates
     val fTrig = RegNext(trigger, false.B).suggestName("pfFTrig")
@@ -793,7 +798,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val fCand = RegNext(cand).suggestName("pfFCand")
     // the request responding in t + 1 (in pick now) holds a candidate with its key
     val candIs = u.candIs.get
-    val fSameReq = RegNext(VecInit((0 until hp).map(j => kMiss && kReq.sid === t && candIs(j, kReq.iova)))).suggestName("pfFSameReq")
+    val fSameKey = RegNext(VecInit((0 until hp).map(j => kReq.sid === t && candIs(j, kReq.iova)))).suggestName("pfFSameKey")
     /** Candidate j repeats an earlier valid candidate of the trigger (the history may hold a page
       * twice): it shares the first one's fate, held behind its issue or dropped with it. The
       * first earlier candidate with the same page only. Compared in t + 1 from the registered
@@ -806,9 +811,16 @@ class DevTlb(val p: DevTlbParams) extends Module {
       if (m < j) fCand(j).valid && fCand(m).valid && fCand(m).bits === fCand(j).bits &&
         !(0 until m).map(x => fCand(x).valid && fCand(x).bits === fCand(j).bits).foldLeft(false.B)(_ || _)
       else false.B))))
-    val (inPbOf, inSlotOf) = filterLate(u, fSid, fCand)
+    val (inPbOf, inSlotOf, inLastOf) = filterLate(u, fSid, fCand)
     // ---- the filter (cycle t + 1)
     val isWant = RegInit(VecInit(Seq.fill(hp)(false.B))).suggestName("pfIsWant")
+    // the filter's other results, registered apart from `isWant` and ANDed into the issue
+    // stage's `want` (session 34, exact): a slot holds the candidate (the OR over every slot's
+    // registered compare; an allocation of cycle t, `mergeLast`, compared whole), the request
+    // responding in t + 2 has its key (`miss` in t + 2)
+    val isInSlot = Reg(Vec(hp, Bool())).suggestName("pfIsInSlot")
+    val isInLast = Reg(Vec(hp, Bool())).suggestName("pfIsInLast")
+    val isSameKey2 = Reg(Vec(hp, Bool())).suggestName("pfIsSameKey2")
     val isSid = Reg(UInt(p.sidBits.W)).suggestName("pfIsSid")
     val isPage = Reg(Vec(hp, UInt(p.pageBits.W))).suggestName("pfIsPage")
     val isSameIss = Reg(Vec(hp, Vec(hp, Bool()))).suggestName("pfIsSameIss")
@@ -816,11 +828,14 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val issuedNow = Wire(Vec(hp, Bool()))
     val issuedR = RegNext(issuedNow, VecInit(Seq.fill(hp)(false.B))).suggestName("pfIssuedR")
     for (j <- 0 until hp) {
-      // the request responding in t + 2 (in pick now) likewise
-      val sameReq2 = kMiss && kReq.sid === fSid && kReq.iova === fCand(j).bits
+      // the request responding in t + 2 (in pick now) likewise, its miss from `miss` in t + 2
+      isSameKey2(j) := kReq.sid === fSid && kReq.iova === fCand(j).bits
+      isInSlot(j) := inSlotOf(j)
+      isInLast(j) := inLastOf(j)
       // a candidate held by a request behind or repeating an earlier one is not wanted on its
       // own: both are known here, so the issue stage's `want` waits only for the issue before it
-      isWant(j) := fTrig && fCand(j).valid && !inPbOf(j) && !inSlotOf(j) && !fSameReq(j) && !sameReq2 && !fDupOf(j).asUInt.orR
+      // (and for the two registered results above)
+      isWant(j) := fTrig && fCand(j).valid && !inPbOf(j) && !(miss && fSameKey(j)) && !fDupOf(j).asUInt.orR
       isPage(j) := fCand(j).bits
       // the issue stage's registers hold the previous trigger's candidates, issued in t + 1
       for (m <- 0 until hp) {
@@ -844,7 +859,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val takenBy = Seq.fill(hp - 1)(Wire(Vec(p.prefetchSlots, Bool())))
     for (j <- 0 until hp) {
       val held = (0 until hp).map(m => isSameIss(j)(m) && issuedR(m)).reduce(_ || _)
-      val want = isWant(j) && !held
+      val want = isWant(j) && !isInSlot(j) && !isInLast(j) && !(miss && isSameKey2(j)) && !held
       val ranked = (0 until p.prefetchSlots + 1).map(b => issued.zipWithIndex.map { case (x, n) => x && kthFree(n)(b) }.reduce(_ || _))
       val issuePf = want && ranked.last
       dropped(j) := want && !ranked.last || (0 until j).map(m => isDupOf(j)(m) && dropped(m)).foldLeft(false.B)(_ || _)
@@ -872,8 +887,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
       (0 until hp - 1).foldRight(isPage(hp - 1))((j, acc) => Mux(takenBy(j)(b), isPage(j), acc))))
   }
   /** The prefetch filter of `issueLater`: whether candidate j of the trigger that responded in
-    * cycle t is covered by the PB (`inPb(j)`) or held by a slot (`inSlot(j)`), both in cycle
-    * t + 1. The candidates leave the history's block RAM in pick (5.83 ns of clock-to-out on
+    * cycle t is covered by the PB (`inPb(j)`) or held by a slot (`inSlot(j)` from the slots'
+    * registers of cycle t, `inLast(j)` from the allocations of cycle t), all in cycle t + 1. The candidates leave the history's block RAM in pick (5.83 ns of clock-to-out on
     * ECP5: the routed critical path of `devtlb_full` ended at the filter's compares behind it,
     * docs/devtlb.md "FPGA", session 25), so they are compared in respond from the fabric
     * registers behind it (`u.candidates`: `candOld` or the newer history write's page, one
@@ -892,7 +907,7 @@ class DevTlb(val p: DevTlbParams) extends Module {
     * The prefetches issued in t + 1 and the requests responding in t + 1 and t + 2 are the
     * issue's and `isWant`'s (`issueLater`).
     */
-  private def filterLate(u: PrefetchUnit, fSid: UInt, fCand: Vec[Valid[UInt]]): (Seq[Bool], Seq[Bool]) = {
+  private def filterLate(u: PrefetchUnit, fSid: UInt, fCand: Vec[Valid[UInt]]): (Seq[Bool], Seq[Bool], Seq[Bool]) = {
     val hp = p.histPages
     val t = u.succ.bits
     val cand = u.candidates
@@ -917,9 +932,8 @@ class DevTlb(val p: DevTlbParams) extends Module {
     val inPb = (0 until hp).map(j =>
       (0 until pbN).map(e => pbSidR(e) && (pbBigR(e) || pbLowR(j)(e).asUInt.andR) && pbHighR(j)(e).asUInt.andR).reduce(_ || _))
     val lastHolds = (x: UInt) => last.zip(lastValid).map { case (e, ok) => ok && e.sid === fSid && e.page === x }.reduce(_ || _)
-    val inSlot = (0 until hp).map(j =>
-      (0 until p.slots).map(i => sidEqR(i) && slotPartsR(j)(i).asUInt.andR).reduce(_ || _) || lastHolds(fCand(j).bits))
-    (inPb, inSlot)
+    val inSlot = (0 until hp).map(j => (0 until p.slots).map(i => sidEqR(i) && slotPartsR(j)(i).asUInt.andR).reduce(_ || _))
+    (inPb, inSlot, (0 until hp).map(j => lastHolds(fCand(j).bits)))
   }
 
   // completion: its translation, its waiters, and the fill of the DevTLB or the PB

@@ -150,7 +150,6 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
         */
       require(toRespondDepth == 2 && lateWrite, "the early history compare needs the match and pick registers")
       val succIdxK = Stage.carry(succIdxM, timing.hitReg)
-      val newer = RegNext(idx(respondSid, p.historyEntries) === succIdxK)
       // in registered 2-bit parts (one LUT4 each), ANDed in pick: the successor's index leaves
       // the predictor's block RAM (5.83 ns of clock-to-out on ECP5), so the compare whole was
       // three LUT levels behind it (`fpga/levels.py devtlb_full` with the DP16KD weighed 6.5:
@@ -177,7 +176,16 @@ class PrefetchUnit(p: DevTlbParams, timing: LookupTiming) {
         n
       })
       val candOld = RegNext(candK)
-      val newHit = VecInit((0 until p.histPages).map(j => recs(0).valid && newer && recs(0).slot === j.U))
+      // the entry and slot compares registered (session 34, exact: `recs(0)` is `rec`
+      // registered), so the select of the candidates' bypass multiplexer, in front of the
+      // filter's compares with every slot and PB entry, is `recs(0).valid` and one flop: with the
+      // two data bits one LUT4 (`fpga/levels.py devtlb_full`: 9.4 weighted levels into those
+      // compares' registers, the source of the routed critical path of session 34,
+      // docs/devtlb.md "FPGA"); `rec.valid` stays out of it (the merge decision, 10.7 levels
+      // when registered whole)
+      val newSame = RegNext(VecInit((0 until p.histPages).map(j =>
+        idx(respondSid, p.historyEntries) === succIdxK && rec.slot === j.U))).suggestName("newSameR")
+      val newHit = VecInit((0 until p.histPages).map(j => recs(0).valid && newSame(j)))
       for (j <- 0 until p.histPages) {
         candidates(j).valid := candOld(j).valid || newHit(j)
         candidates(j).bits := Mux(newHit(j), recs(0).page, candOld(j).bits)
