@@ -102,10 +102,12 @@
 //   L0  (invariants) outstanding accesses == ids of slots in MemWait, their age == the slot's
 //       stay; a slot waiting for the lock has waited at most as long as the holder has held it
 //   L1  a slot stays in a state at most T cycles (after entering it): engine states 8, issue /
-//       Dirty / Done 2*FAIR_K+1, MemWait FAIR_K, Lock the holder's whole read-modify-write
+//       Dirty / Done 2*FAIR_K+1 (ReadLocked / WriteAd one more: entered by the lock's grant or a
+//       response, not a candidate of the port's choice ahead in their first cycle), MemWait
+//       FAIR_K, Lock the holder's whole read-modify-write
 //   L2  a walk changes state at most STEP_MAX (84) times before Done: position bound ub_pos
 //   L3  every accepted walk answers: a busy slot's age (cycles since acceptance) is at most
-//       steps*(T_MAX+1) + stay, hence at most WALK_MAX = (STEP_MAX+1)*(T_MAX+1) (1615 cycles
+//       steps*(T_MAX+1) + stay, hence at most WALK_MAX = (STEP_MAX+1)*(T_MAX+1) (1785 cycles
 //       for FAIR_K = 2); the slot only leaves Done by its response
 //
 // Covers (walker_cover, walker_cover_walks; walker_cover_live with the liveness assumptions):
@@ -743,9 +745,12 @@ module walker_fv (
   // own match, select and read
   localparam T_ENG  = 8;
   localparam T_ISS  = 2 * FAIR_K + 1;        // issue / Dirty / Done: the other slot's fire, then own
+  // ReadLocked / WriteAd, entered by the lock's grant or a response: one cycle more, the cycle
+  // the memory port's choice ahead does not see the slot yet (docs/nested-walker.md, session 34)
+  localparam T_ISSL = T_ISS + 1;
   localparam T_MW   = FAIR_K;                // MemWait: the memory's answer
   // Lock: the holder's ReadLocked + MemWait + WriteAd + MemWait
-  localparam T_LOCK = 2 * (T_ISS + 1) + 2 * (T_MW + 1);
+  localparam T_LOCK = 2 * (T_ISSL + 1) + 2 * (T_MW + 1);
   localparam T_MAX  = T_LOCK;
   // positions (state changes since Start) along the longest path (L2): a host translation
   // HostStart .. HostLeafDone is at most 10 + 3 * HTOP changes; a guest level 4 more (ReadGuest,
@@ -854,9 +859,9 @@ module walker_fv (
       wire [4:0]  so_stay = stay_v[OJ*5 +: 5];
       // cycles the other slot has held the lock, at most
       wire [5:0] hold_el = so == S_RDLOCK ? so_stay :
-                           so == S_MEMWAIT && mo == MK_LOCKED ? (T_ISS + 1) + so_stay :
-                           so == S_WRAD ? (T_ISS + 1) + (T_MW + 1) + so_stay :
-                                          2 * (T_ISS + 1) + (T_MW + 1) + so_stay;
+                           so == S_MEMWAIT && mo == MK_LOCKED ? (T_ISSL + 1) + so_stay :
+                           so == S_WRAD ? (T_ISSL + 1) + (T_MW + 1) + so_stay :
+                                          2 * (T_ISSL + 1) + (T_MW + 1) + so_stay;
       wire       ho  = holds_lock(so, mo);
       wire [7:0] pos = ub_pos(st, d_gl[gi*3 +: 3], d_hl[gi*3 +: 3], d_forData[gi], d_adHost[gi], d_mk[gi*2 +: 2]);
       always @* if (live && st != S_IDLE) begin
@@ -868,8 +873,9 @@ module walker_fv (
         // L1
         if (st == S_START || st == S_HSTART || st == S_HENTRY || st == S_HLDONE || st == S_GENTRY || st == S_GLDONE)
           assert (stay <= T_ENG);
-        if (st == S_RDHOST || st == S_RDGUEST || st == S_RDLOCK || st == S_WRAD || st == S_DIRTY || st == S_DONE)
+        if (st == S_RDHOST || st == S_RDGUEST || st == S_DIRTY || st == S_DONE)
           assert (stay <= T_ISS);
+        if (st == S_RDLOCK || st == S_WRAD) assert (stay <= T_ISSL);
         if (st == S_MEMWAIT) assert (stay <= T_MW);
         if (st == S_LOCK) assert (stay <= T_LOCK);
         // L2

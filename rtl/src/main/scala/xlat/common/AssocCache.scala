@@ -85,10 +85,12 @@ import chisel3.util._
   * the plain operations.
   *
   * ==Late writes (with `writeLate`, needs `ahead` and `split`)==
-  * For the clock, a fill's landing only chooses its entry (and updates the PLRU order); the
-  * entry's data, valid, provisional, owner and re-reference registers are written one cycle
-  * later (the *write* cycle) from the registered choice, so no entry register sits behind the
-  * landing's de-duplication pick. `wroteLast` is then the entry whose write took effect at the
+  * For the clock, a fill's landing only chooses its entry; the entry's data, valid,
+  * provisional, owner and re-reference registers and the PLRU order are written one cycle
+  * later (the *write* cycle) from the registered choice, so no entry register and no PLRU bit
+  * sits behind the landing's de-duplication pick (the PLRU update in the write cycle since
+  * session 34, a cancelled write's included: the victim chosen in the write cycle for a
+  * landing in the next may then be the entry being written, which that landing evicts). `wroteLast` is then the entry whose write took effect at the
   * end of the previous cycle (a caller that matched in that cycle drops a hit on it); an entry
   * whose write is pending in the write cycle still shows its previous content, valid or not,
   * and a lookup may use it (that content was valid when the caller chose it). A fill's key is
@@ -405,11 +407,15 @@ class AssocCache[T <: Data](
       val eClash = any(e1OHR.zip(wroteLastR).map { case (a, b) => a && b })
       val fAny = Mux(fClash, a2R, a1R)
       val idx = Mux(dupAny, OHToUInt(dupOH), Mux(fAny, Mux(fClash, f2R, f1R), Mux(eClash, e2R, e1R)))
-      // The same entry one-hot, each bit from the registered indices decoded beside the
-      // selects (not decoded from `idx`, which is behind them): what the entry registers
-      // (storage enable, valid, re-reference value) start from.
+      // The same entry one-hot, each bit from the registered one-hot free choices and the
+      // victims' registered indices decoded beside the selects (not decoded from `idx`, which is
+      // behind them): what the entry registers (storage enable, valid, re-reference value)
+      // start from. (The free choices one-hot, not their indices decoded: the first-two scan's
+      // one-hot outputs are registered as they are, no index encoding behind the scan; the
+      // registers are one-hot from the first cycle after reset on, since the scan's outputs
+      // are; with writeLate `idx` is unused and the index registers go.)
       val wOH = (0 until n).map { i =>
-        Mux(dupAny, dupOH(i), Mux(fAny, Mux(fClash, f2R === i.U, f1R === i.U), Mux(eClash, e2R === i.U, e1R === i.U)))
+        Mux(dupAny, dupOH(i), Mux(fAny, Mux(fClash, f2OHR(i), f1OHR(i)), Mux(eClash, e2R === i.U, e1R === i.U)))
       }
       (idx, wOH, fAny, candR.toSeq, topR)
     }
@@ -460,9 +466,12 @@ class AssocCache[T <: Data](
   store.io.write.bits.data := wrData
   if (ahead || landOH) {
     // (the tree's update from the landing's one-hot entry, not its encoded index: the same
-    // word, since a tree PLRU's `taken` leaves the state as it is)
+    // word, since a tree PLRU's `taken` leaves the state as it is; with writeLate in the write
+    // cycle, from the registered entry, so the landing's pick is not in front of the tree's
+    // state: "Late writes")
     require(repl.policy.isInstanceOf[TreePlru])
-    when(fillA) { repl.write(0.U, repl.policy.touchOH(repl.peek(0.U), wayOH)) }
+    if (writeLate) when(fillW) { repl.write(0.U, repl.policy.touchOH(repl.peek(0.U), wOHW)) }
+    else when(fillA) { repl.write(0.U, repl.policy.touchOH(repl.peek(0.U), wayOH)) }
   } else when(fillA) { repl.fill(0.U, way, evicting && way === victim) }
   // (with `landOH` the touch from the way's bits, without the compares and subtractions of
   // `touch`: the same word)
